@@ -1,0 +1,71 @@
+"""House style for every figure of the course: one place for colours, sizes and labels,
+and the few plotting helpers that more than one lecture uses.
+"""
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+COLORS = {
+    "a": "#4C72B0",        # the algorithm on stream / database A (with the user)
+    "b": "#DD8452",        # ... on the neighbouring stream / database B (without)
+    "truth": "#333333",    # true values
+    "bound": "#C44E52",    # theoretical bounds and claims
+    "estimate": "#55A868", # estimates and audits
+    "muted": "#AAAAAA",
+}
+WIDTH, HEIGHT = 7.5, 3.6
+
+_STYLE = {
+    "figure.figsize": (WIDTH, HEIGHT),
+    "figure.dpi": 90,
+    "savefig.dpi": 90,
+    "font.size": 10.5,
+    "axes.titlesize": 11.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "axes.prop_cycle": mpl.cycler(color=[COLORS[k] for k in ("a", "b", "estimate", "bound")]),
+}
+
+
+def setup() -> None:
+    """Apply the house style (call once, in a notebook's setup cell)."""
+    mpl.rcParams.update(_STYLE)
+
+
+def figure(ncols: int = 1, nrows: int = 1, width: float = WIDTH, height: float = HEIGHT, **kwargs):
+    """A new figure in the house size: returns (fig, ax) or (fig, axes)."""
+    return plt.subplots(nrows, ncols, figsize=(width, height), constrained_layout=True, **kwargs)
+
+
+def finish(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: bool = True) -> None:
+    """Title, axis labels and (if anything is labelled) a legend."""
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend()
+
+
+def bound_line(ax, y: float, label: str, horizontal: bool = True) -> None:
+    """A dashed line for a theoretical bound or claim."""
+    line = ax.axhline if horizontal else ax.axvline
+    line(y, color=COLORS["bound"], linestyle="--", linewidth=1.3, label=label)
+
+
+def neighbouring_densities(ax, grid, density_a, density_b, label_a: str, label_b: str) -> None:
+    """Two output densities of one mechanism on neighbouring inputs, filled."""
+    for density, label, key in ((density_a, label_a, "a"), (density_b, label_b, "b")):
+        ax.plot(grid, density, color=COLORS[key], label=label)
+        ax.fill_between(grid, density, color=COLORS[key], alpha=0.15)
+
+
+def privacy_loss(ax, grid, density_a, density_b, epsilon: float) -> None:
+    """The privacy loss ln(p_a/p_b) along the output axis, with the ±ε band it must stay in."""
+    ax.plot(grid, np.log(density_a) - np.log(density_b), color=COLORS["estimate"],
+            label="privacy loss ln(p_A/p_B)")
+    ax.axhspan(-epsilon, epsilon, color=COLORS["bound"], alpha=0.08)
+    bound_line(ax, epsilon, f"±ε = ±{epsilon:.2f}")
+    ax.axhline(-epsilon, color=COLORS["bound"], linestyle="--", linewidth=1.3)

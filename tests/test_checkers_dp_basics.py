@@ -1,0 +1,189 @@
+"""Module 01's checkers: a correct answer passes, each typical mistake gets its own
+diagnosis, and broken code (raising, wrong type, NaN, never returning) is reported, never
+crashes the checker. The checkers are seeded, so these outcomes are deterministic."""
+import time
+
+import numpy as np
+import pytest
+
+from panpriv_teach.exercises import dp_basics as check
+from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
+
+
+def fails_with(checker, answer, *words):
+    with pytest.raises(ExerciseFailed) as info:
+        checker(answer)
+    message = str(info.value).lower()
+    for word in words:
+        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
+    return info.value
+
+
+# 1.1 -------------------------------------------------------------------------------
+def reveal(count, n, target):
+    everyone = np.ones(n, bool)
+    others = everyone.copy()
+    others[target] = False
+    return count(everyone) - count(others)
+
+
+def test_differencing_attack_passes(capsys):
+    check.exercise_1_1(reveal)
+    assert "✓ Exercise 1.1 passed" in capsys.readouterr().out
+
+
+def test_differencing_attack_mistakes_are_named():
+    fails_with(check.exercise_1_1, lambda c, n, t: -reveal(c, n, t), "other way round")
+    fails_with(check.exercise_1_1, lambda c, n, t: c(np.ones(n, bool)), "count of many rows")
+    small = lambda c, n, t: c(np.arange(n) == t)  # asks about the target alone
+    fails_with(check.exercise_1_1, small, "refused")
+    fails_with(check.exercise_1_1, lambda c, n, t: 0, "never asked")
+
+
+# 1.2 -------------------------------------------------------------------------------
+RIGHT = {"count": 1, "sum_of_ages": 100, "histogram": 1, "and_count": 1, "two_counts": 2}
+
+
+def test_sensitivities_pass(capsys):
+    check.exercise_1_2(lambda: dict(RIGHT))
+    assert "passed" in capsys.readouterr().out
+
+
+def test_sensitivity_mistakes_get_the_matching_hint_without_the_number():
+    error = fails_with(check.exercise_1_2, lambda: {**RIGHT, "histogram": 11}, "only one cell")
+    assert "sum_of_ages" not in str(error)
+    fails_with(check.exercise_1_2, lambda: {**RIGHT, "two_counts": 1}, "both counts")
+    fails_with(check.exercise_1_2, lambda: {"count": 1}, "lacks the keys")
+    fails_with(check.exercise_1_2, lambda: [1, 100, 1, 1, 2], "should return a dict")
+    fails_with(check.exercise_1_2, lambda: {**RIGHT, "count": "one"}, "should be a number")
+
+
+# 1.3 -------------------------------------------------------------------------------
+def laplace(true, sensitivity, epsilon, rng):
+    return true + rng.laplace(0.0, sensitivity / epsilon)
+
+
+def test_laplace_passes(capsys):
+    check.exercise_1_3(laplace)
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, words", [
+    (lambda t, d, e, rng: t + rng.laplace(0, 1 / e), ["ignores the sensitivity"]),
+    (lambda t, d, e, rng: t + rng.laplace(0, e / d), ["upside down"]),
+    (lambda t, d, e, rng: t + rng.laplace(0, d * e), ["multiplied by ε"]),
+    (lambda t, d, e, rng: t + rng.laplace(0, d / e / np.sqrt(2)), ["standard deviation"]),
+    (lambda t, d, e, rng: t + rng.normal(0, np.sqrt(2) * d / e), ["laplace shape"]),
+    (lambda t, d, e, rng: t + rng.exponential(d / e), ["mean zero"]),
+    (lambda t, d, e, rng: t + np.random.laplace(0, d / e), ["same seeded rng"]),
+])
+def test_laplace_mistakes_are_named(wrong, words):
+    fails_with(check.exercise_1_3, wrong, *words)
+
+
+def raises(*args, **kwargs):
+    raise KeyError("oops")
+
+
+def never_returns(*args, **kwargs):
+    while True:
+        pass
+
+
+@pytest.mark.parametrize("broken, words", [
+    (raises, ["raised KeyError", "oops"]),
+    (lambda *a, **k: None, ["should be a number", "return"]),
+    (lambda *a, **k: float("nan"), ["nan"]),
+    (lambda *a, **k: "100", ["should be a number"]),
+    (42, ["expected a function"]),
+])
+def test_broken_code_gets_a_diagnosis(broken, words):
+    fails_with(check.exercise_1_3, broken, *words)
+
+
+def test_code_that_never_returns_is_stopped_with_a_diagnosis():
+    start = time.monotonic()
+    fails_with(check.exercise_1_3, never_returns, "did not finish")
+    assert time.monotonic() - start < 15
+
+
+def test_the_stub_reads_not_attempted():
+    def stub(*args, **kwargs):
+        raise NotImplementedError("Exercise 1.3: write your code here")
+    with pytest.raises(ExerciseNotAttempted):
+        check.exercise_1_3(stub)
+
+
+# 1.4 -------------------------------------------------------------------------------
+def histogram(values, edges, epsilon, rng):
+    counts = np.histogram(values, edges)[0]
+    return counts + rng.laplace(0.0, 1 / epsilon, counts.shape)
+
+
+def test_histogram_passes(capsys):
+    check.exercise_1_4(histogram)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_histogram_mistakes_are_named():
+    per_cell = lambda v, e, eps, rng: histogram(v, e, eps / (len(e) - 1), rng)
+    fails_with(check.exercise_1_4, per_cell, "sensitivity 1")
+    same = lambda v, e, eps, rng: np.histogram(v, e)[0] + rng.laplace(0, 1 / eps)
+    fails_with(check.exercise_1_4, same, "correlated")
+    density = lambda v, e, eps, rng: np.histogram(v, e, density=True)[0] + rng.laplace(0, 1 / eps, len(e) - 1)
+    fails_with(check.exercise_1_4, density, "off on average")
+    fails_with(check.exercise_1_4, lambda v, e, eps, rng: rng.laplace(0, 1, 3), "shape")
+
+
+# 1.5 -------------------------------------------------------------------------------
+def split_evenly(truth, sensitivities, epsilon, rng):
+    return truth + rng.laplace(0.0, np.sum(sensitivities) / epsilon, len(truth))
+
+
+def split_optimally(truth, sensitivities, epsilon, rng):
+    # costs Δ_i/b_i with b_i ∝ √Δ_i minimise the total variance; any valid split passes
+    scales = np.sqrt(sensitivities) * np.sum(np.sqrt(sensitivities)) / epsilon
+    return truth + rng.laplace(0.0, scales)
+
+
+@pytest.mark.parametrize("answer", [split_evenly, split_optimally])
+def test_every_valid_budget_split_passes(answer, capsys):
+    check.exercise_1_5(answer)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_budget_mistakes_are_named():
+    each_full = lambda t, s, e, rng: t + rng.laplace(0, s / e)
+    fails_with(check.exercise_1_5, each_full, "more than the budget")
+    wasteful = lambda t, s, e, rng: split_evenly(t, s, e / 2, rng)
+    fails_with(check.exercise_1_5, wasteful, "noisier than they need")
+    shared = lambda t, s, e, rng: t + rng.laplace(0, np.sum(s) / e) * np.ones(len(t))
+    fails_with(check.exercise_1_5, shared, "correlated")
+
+
+# 1.6 -------------------------------------------------------------------------------
+def exponential(candidates, scores, sensitivity, epsilon, rng):
+    logits = epsilon * np.asarray(scores, float) / (2 * sensitivity)
+    weights = np.exp(logits - logits.max())
+    return candidates[rng.choice(len(candidates), p=weights / weights.sum())]
+
+
+def test_exponential_mechanism_passes(capsys):
+    check.exercise_1_6(exponential)
+    assert "passed" in capsys.readouterr().out
+
+
+def test_exponential_mechanism_mistakes_are_named():
+    no_half = lambda c, s, d, e, rng: exponential(c, s, d / 2, e, rng)
+    fails_with(check.exercise_1_6, no_half, "only ε-private for monotone")
+    fails_with(check.exercise_1_6, lambda c, s, d, e, rng: c[int(np.argmax(s))], "same answer")
+    uniform = lambda c, s, d, e, rng: c[rng.integers(len(c))]
+    fails_with(check.exercise_1_6, uniform, "ignores the scores")
+    no_delta = lambda c, s, d, e, rng: exponential(c, s, 1.0, e, rng)
+    fails_with(check.exercise_1_6, no_delta, "sensitivity")
+
+    def unstable(c, s, d, e, rng):
+        w = np.exp(e * np.asarray(s, float) / (2 * d))
+        return c[rng.choice(len(c), p=w / w.sum())]
+    fails_with(check.exercise_1_6, unstable, "overflow")
+    fails_with(check.exercise_1_6, lambda c, s, d, e, rng: rng.integers(len(c)), "not one of the candidates")

@@ -1,0 +1,497 @@
+"""The notebook pipeline: generate exercise notebooks from solutions, execute notebooks
+with outputs, and score a student's exercise notebook.
+
+Conventions (see DESIGN.md, "Notebooks"):
+
+- `solutions/NN_topic.ipynb` is the single source. An exercise starts at a markdown
+  heading containing `Exercise N.k`; its answer sits between `### BEGIN SOLUTION` and
+  `### END SOLUTION` lines (nbgrader's markers), inside a function or class.
+- `exercises/NN_topic.ipynb` is generated: each code block becomes one
+  `raise NotImplementedError("Exercise N.k: write your code here")`, each markdown
+  block becomes `*Write your answer here.*`, cells tagged `solution-only` are dropped
+  and outputs are cleared. Generation is deterministic, so a test can detect staleness.
+- Check cells call `check.exercise_N_k(answer)`, where the notebook imported a checker
+  module `as check`; `score` runs a copy of the notebook and reports each exercise.
+"""
+from __future__ import annotations
+
+import copy
+import importlib
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+STUB = 'raise NotImplementedError("Exercise {number}: write your code here")'
+MARKDOWN_STUB = "*Write your answer here.*"
+SOLUTION_ONLY = "solution-only"
+KERNEL = "python3"
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(?P<text>.*)$")
+_EXERCISE = re.compile(r"\bExercise\s+(?P<number>\d+\.\d+)(?![.\d])")
+_CHECK_CALL = re.compile(r"\bcheck\.exercise_(?P<n>\d+)_(?P<k>\d+)\s*\(")
+_CHECK_IMPORT = re.compile(
+    r"^\s*(?:from\s+(?P<package>[\w.]+)\s+import\s+(?P<name>\w+)|import\s+(?P<module>[\w.]+))"
+    r"\s+as\s+check\s*(?:#.*)?$", re.MULTILINE)
+_NOT_ATTEMPTED = {"NotImplementedError", "ExerciseNotAttempted"}
+
+
+class GenerationError(ValueError):
+    """A solution notebook breaks the marker conventions; the message names the cell."""
+
+
+# ---------------------------------------------------------------- reading and writing
+
+def _source(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _tags(cell) -> list:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def dumps(nb: NotebookNode) -> str:
+    """The exact text a notebook is stored as (nbformat's JSON plus a final newline):
+    the same notebook always gives the same bytes."""
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _write(nb: NotebookNode, path: Path) -> None:
+    path.write_bytes(dumps(nb).encode("utf-8"))
+
+
+def exercise_of_cells(nb: NotebookNode) -> list:
+    """For each cell, the number `N.k` of the nearest `Exercise N.k` markdown heading
+    at or above it (None before the first one)."""
+    current, numbers = None, []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in _source(cell).splitlines():
+                heading = _HEADING.match(line)
+                found = heading and _EXERCISE.search(heading["text"])
+                if found:
+                    current = found["number"]
+        numbers.append(current)
+    return numbers
+
+
+# ---------------------------------------------------------------- generation
+
+def _replace_blocks(source: str, index: int, stub) -> str:
+    """Replace each marker block of a cell (markers included) by `stub(indent)`."""
+    out, begin = [], None
+    for lineno, line in enumerate(source.split("\n")):
+        marker = line.strip()
+        if marker == BEGIN:
+            if begin is not None:
+                raise GenerationError(f"cell {index}: '{BEGIN}' on line {lineno + 1} inside "
+                                      f"the block opened on line {begin + 1}; close it first "
+                                      f"with '{END}'")
+            begin = lineno
+            out.append(stub(line[:len(line) - len(line.lstrip())], index))
+        elif marker == END:
+            if begin is None:
+                raise GenerationError(f"cell {index}: '{END}' on line {lineno + 1} without a "
+                                      f"'{BEGIN}' above it")
+            begin = None
+        elif begin is None:
+            out.append(line)
+    if begin is not None:
+        raise GenerationError(f"cell {index}: '{BEGIN}' on line {begin + 1} is never closed "
+                              f"by '{END}'")
+    return "\n".join(out)
+
+
+def make_exercise_notebook(solution_nb: NotebookNode, source: str | None = None) -> NotebookNode:
+    """The exercise notebook for a solution notebook (pure: the input is not modified).
+
+    Code marker blocks become a `raise NotImplementedError("Exercise N.k: ...")` stub at
+    the marker's indentation, markdown marker blocks become `*Write your answer here.*`,
+    `solution-only` cells are dropped, outputs, execution counts and stored widget state
+    are cleared; everything else (cell ids, metadata) is kept. `source`, the solution's
+    path as `solutions/NN_topic.ipynb`, is recorded in the notebook's metadata.
+    Raises GenerationError (naming the cell) for unbalanced markers, a code block with
+    no `Exercise N.k` heading above it, or a code block at top level (the exercise cell
+    would then raise when run; answers go inside a function or class).
+    """
+    nb = copy.deepcopy(solution_nb)
+    numbers = exercise_of_cells(nb)
+    cells = []
+    for index, (cell, number) in enumerate(zip(nb.cells, numbers)):
+        if SOLUTION_ONLY in _tags(cell):
+            continue
+        if cell.cell_type == "code":
+            def stub(indent, index, number=number):
+                if number is None:
+                    raise GenerationError(
+                        f"cell {index}: a solution block with no 'Exercise N.k' heading above "
+                        "it; put the exercise's heading (e.g. '## Exercise 1.2: ...') in a "
+                        "markdown cell before it")
+                if not indent:
+                    raise GenerationError(
+                        f"cell {index}: the solution block of Exercise {number} is at top "
+                        "level, so the exercise cell would raise when run; put the answer "
+                        "inside a function or class")
+                return indent + STUB.format(number=number)
+            cell.source = _replace_blocks(_source(cell), index, stub)
+            cell.outputs = []
+            cell.execution_count = None
+            cell.get("metadata", {}).pop("execution", None)
+        elif cell.cell_type == "markdown":
+            cell.source = _replace_blocks(_source(cell), index,
+                                          lambda indent, index: indent + MARKDOWN_STUB)
+        cells.append(cell)
+    nb.cells = cells
+    nb.metadata.pop("widgets", None)
+    if source is not None:
+        nb.metadata["panpriv_teach"] = {"generated_from": source}
+    return nb
+
+
+def _pairs(solutions_dir, exercises_dir) -> list:
+    """(solution path, exercise path, recorded source) for every solution notebook."""
+    solutions_dir, exercises_dir = Path(solutions_dir), Path(exercises_dir)
+    root = exercises_dir.resolve().parent
+    return [(sol, exercises_dir / sol.name,
+             Path(os.path.relpath(sol.resolve(), root)).as_posix())
+            for sol in sorted(solutions_dir.glob("*.ipynb"))]
+
+
+def _generated_text(solution: Path, source: str) -> str:
+    try:
+        nb = make_exercise_notebook(nbformat.read(solution, as_version=4), source)
+    except GenerationError as exc:
+        raise GenerationError(f"{solution}, {exc}") from None
+    return dumps(nb)
+
+
+def generate(solutions_dir="solutions", exercises_dir="exercises") -> list:
+    """Write exercises_dir/NN_topic.ipynb for every solutions_dir/NN_topic.ipynb and
+    return their paths. A file already up to date is left untouched (no mtime churn).
+    Exercise notebooks without a solution are not deleted: `stale_exercises` lists them."""
+    if not Path(solutions_dir).is_dir():
+        raise FileNotFoundError(f"no solutions folder {solutions_dir!r}")
+    Path(exercises_dir).mkdir(parents=True, exist_ok=True)
+    written = []
+    for solution, target, source in _pairs(solutions_dir, exercises_dir):
+        data = _generated_text(solution, source).encode("utf-8")
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
+        written.append(str(target))
+    return written
+
+
+def staleness(solutions_dir="solutions", exercises_dir="exercises") -> dict:
+    """Exercise notebook path → why it is stale ("out of date", "missing", or
+    "orphaned": no solution notebook generates it)."""
+    reasons = {}
+    expected = set()
+    for solution, target, source in _pairs(solutions_dir, exercises_dir):
+        expected.add(target.name)
+        if not target.exists():
+            reasons[str(target)] = f"missing (generate it from {solution})"
+        elif target.read_bytes() != _generated_text(solution, source).encode("utf-8"):
+            reasons[str(target)] = f"out of date with {solution} (or edited by hand)"
+    for existing in sorted(Path(exercises_dir).glob("*.ipynb")):
+        if existing.name not in expected:
+            reasons[str(existing)] = (f"orphaned: no {Path(solutions_dir) / existing.name}; "
+                                      "delete it or restore its solution")
+    return dict(sorted(reasons.items()))
+
+
+def stale_exercises(solutions_dir="solutions", exercises_dir="exercises") -> list:
+    """The exercise notebooks that differ from what `generate` would write, are missing,
+    or have no solution notebook; [] when exercises_dir is up to date."""
+    return list(staleness(solutions_dir, exercises_dir))
+
+
+# ---------------------------------------------------------------- execution
+
+# ipykernel warns on stderr that local TCP is unencrypted: noise in a student's terminal.
+_QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+
+
+def _client(nb: NotebookNode, path: Path, timeout: float, allow_errors: bool):
+    from nbclient import NotebookClient
+    return NotebookClient(nb, timeout=timeout, kernel_name=KERNEL, allow_errors=allow_errors,
+                          interrupt_on_timeout=allow_errors, record_timing=False,
+                          store_widget_state=True, extra_arguments=_QUIET_KERNEL,
+                          resources={"metadata": {"path": str(path.resolve().parent)}})
+
+
+def _is_exercise_notebook(path: Path, nb: NotebookNode) -> bool:
+    return path.resolve().parent.name == "exercises" or "panpriv_teach" in nb.metadata
+
+
+def execute(paths, timeout: float = 120) -> dict:
+    """Execute each notebook in place (kernel python3, cwd = its folder), store it back
+    with its outputs and widget state, print and return the seconds each one took.
+    Refuses exercise notebooks (they ship without outputs) before executing anything;
+    a cell error raises nbclient's CellExecutionError and leaves that file unchanged."""
+    paths = [Path(p) for p in paths]
+    notebooks = []
+    for path in paths:
+        if not path.is_file():
+            raise FileNotFoundError(f"no notebook {str(path)!r}")
+        nb = nbformat.read(path, as_version=4)
+        if _is_exercise_notebook(path, nb):
+            raise ValueError(f"{path} is an exercise notebook: exercises ship without "
+                             "outputs and are generated from solutions/ (run `python -m "
+                             "panpriv_teach generate`); execute the solution notebook instead")
+        notebooks.append(nb)
+    seconds = {}
+    for path, nb in zip(paths, notebooks):
+        start = time.perf_counter()
+        _client(nb, path, timeout, allow_errors=False).execute()
+        _write(nb, path)
+        seconds[str(path)] = time.perf_counter() - start
+        print(f"{path}: executed in {seconds[str(path)]:.1f} s", flush=True)
+    return seconds
+
+
+def execute_copy(path, timeout: float = 120) -> NotebookNode:
+    """Run a copy of the notebook in a kernel (cwd = its folder), carrying on past errors,
+    and return the executed copy; the file itself is never written. A kernel that dies
+    is recorded in the copy's metadata (`panpriv_teach_score.kernel_error`)."""
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    try:
+        _client(nb, path, timeout, allow_errors=True).execute()
+    except Exception as exc:  # a dead kernel or a failed start: report, don't crash
+        nb.metadata["panpriv_teach_score"] = {"kernel_error": f"{type(exc).__name__}: {exc}"}
+    return nb
+
+
+def cell_errors(nb: NotebookNode) -> list:
+    """(cell index, ename, evalue) for every error output of an executed notebook."""
+    return [(index, out.get("ename", ""), out.get("evalue", ""))
+            for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+
+
+# ---------------------------------------------------------------- scoring
+
+PASSED, FAILED = "passed", "FAILED"
+NOT_ATTEMPTED, MISSING, UNKNOWN = "not attempted", "check cell missing", "unknown exercise"
+
+
+@dataclass
+class ExerciseResult:
+    """How one exercise of a student's notebook fares: `status` is one of PASSED,
+    FAILED, NOT_ATTEMPTED, MISSING (the checker module defines it but no cell calls it)
+    or UNKNOWN (a cell calls a checker the module does not define)."""
+
+    number: str
+    status: str
+    title: str = ""
+    diagnosis: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def line(self) -> str:
+        detail = self.diagnosis if self.status in (FAILED, UNKNOWN) else self.title
+        first, *rest = (detail or "").splitlines() or [""]
+        text = f"  {self.number:<5}{self.status:<20}{first}".rstrip()
+        return "\n".join([text] + [" " * 27 + more for more in rest])
+
+
+class Scoreboard(list):
+    """The ExerciseResults of one notebook, in exercise order, plus `problems` that
+    belong to no exercise (a setup cell that raised, a checker module that would not
+    import, a dead kernel) and the executed in-memory `notebook`. `str()` is the
+    printable scoreboard."""
+
+    def __init__(self, results, path="", problems=(), notebook=None):
+        super().__init__(results)
+        self.path = str(path)
+        self.problems = list(problems)
+        self.notebook = notebook
+
+    @property
+    def n_passed(self) -> int:
+        return sum(r.passed for r in self)
+
+    @property
+    def all_passed(self) -> bool:
+        return bool(self) and self.n_passed == len(self) and not self.problems
+
+    def __str__(self) -> str:
+        lines = [self.path] if self.path else []
+        lines += [f"  ! {problem}" for problem in self.problems]
+        lines += [result.line() for result in self]
+        lines.append(f"{self.n_passed} of {len(self)} exercises passed"
+                     if self else "no exercises found (no `check.exercise_N_k(...)` cells and "
+                                  "no checker module imported `as check`)")
+        return "\n".join(lines)
+
+
+def _short(text: str, lines: int = 4) -> str:
+    kept = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(kept[:lines] + (["..."] if len(kept) > lines else []))
+
+
+def _first_line(cell) -> str:
+    """The first non-blank line of a cell, to help a student find it."""
+    lines = [line.strip() for line in _source(cell).splitlines() if line.strip()]
+    text = lines[0] if lines else "empty"
+    return f"`{text if len(text) <= 40 else text[:37] + '...'}`"
+
+
+def _tidy(evalue: str) -> str:
+    """An error value, shortened, without the kernel's temporary file names
+    ("invalid syntax (2632535.py, line 2)" → "invalid syntax (line 2)")."""
+    return re.sub(r"\(\w+\.py, line (\d+)\)", r"(line \1)", _short(evalue, 2))
+
+
+def _strip_prefix(evalue: str, number: str) -> str:
+    prefix = f"Exercise {number}: "
+    return evalue[len(prefix):] if evalue.startswith(prefix) else evalue
+
+
+def _code_lines(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+
+
+def checker_module_name(nb: NotebookNode) -> str | None:
+    """The module a notebook imports `as check` (`from X import Y as check` → "X.Y",
+    `import X as check` → "X"), or None."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            found = _CHECK_IMPORT.search(_source(cell))
+            if found:
+                return found["module"] or f"{found['package']}.{found['name']}"
+    return None
+
+
+def checker_exercises(name: str, folder) -> dict:
+    """{number: title} of the checkers in module `name`, imported with `folder` first on
+    sys.path (as the notebook's kernel would). A module that sits beside the notebook
+    (like a course-local checker file) is forgotten again after reading it, so scoring
+    another folder's notebook never sees a stale copy of it."""
+    folder = str(Path(folder).resolve())
+    before = set(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            package, _, attr = name.rpartition(".")
+            if not package:
+                raise
+            module = getattr(importlib.import_module(package), attr)
+        from panpriv_teach.exercises.harness import exercises_of
+        return {number: getattr(fn, "title", "") for number, fn in exercises_of(module).items()}
+    finally:
+        sys.path.remove(folder)
+        for new in set(sys.modules) - before:
+            file = getattr(sys.modules[new], "__file__", None) or ""
+            if file and os.path.dirname(os.path.abspath(file)) == folder:
+                del sys.modules[new]
+
+
+def _number_key(number: str):
+    return tuple(int(part) for part in number.split("."))
+
+
+def scoreboard_of(nb: NotebookNode, path="") -> Scoreboard:
+    """Score an executed notebook (see `score`)."""
+    problems = []
+    kernel_error = nb.metadata.get("panpriv_teach_score", {}).get("kernel_error")
+    if kernel_error:
+        problems.append(f"the kernel stopped: {_short(kernel_error, 2)}")
+
+    titles = {}
+    module = checker_module_name(nb)
+    if module is None:
+        problems.append("the notebook imports no checker module `as check`")
+    else:
+        try:
+            titles = checker_exercises(module, Path(path).parent if path else ".")
+        except Exception as exc:
+            problems.append(f"cannot import the checker module {module}: "
+                            f"{type(exc).__name__}: {exc}")
+
+    headings = exercise_of_cells(nb)
+    checks = {}          # number → (cell index, cell)
+    answer_errors = {}   # number → ["cell i raised ...", ...] before its check cell
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        calls = [f"{m['n']}.{m['k']}" for m in _CHECK_CALL.finditer(_code_lines(_source(cell)))]
+        for number in calls:
+            checks.setdefault(number, (index, cell))
+        if calls:
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            message = (f"cell {index} ({_first_line(cell)}) raised {out.get('ename')}: "
+                       f"{_tidy(out.get('evalue', ''))}")
+            number = headings[index]
+            if number is None:
+                problems.append(message)
+            elif out.get("ename") not in _NOT_ATTEMPTED and number not in checks:
+                answer_errors.setdefault(number, []).append(message)
+
+    results = []
+    for number in sorted(set(titles) | set(checks), key=_number_key):
+        title = titles.get(number, "")
+        if number not in checks:
+            results.append(ExerciseResult(number, MISSING, title))
+            continue
+        index, cell = checks[number]
+        if titles and number not in titles:
+            results.append(ExerciseResult(number, UNKNOWN, diagnosis=(
+                f"cell {index} calls check.exercise_{number.replace('.', '_')}, which "
+                f"{module} does not define")))
+            continue
+        results.append(_classify(number, title, index, cell, answer_errors.get(number, [])))
+    return Scoreboard(results, path, problems, notebook=nb)
+
+
+def _classify(number, title, index, cell, earlier_errors) -> ExerciseResult:
+    """The result of one exercise from its check cell's outputs."""
+    outputs = cell.get("outputs", [])
+    text = "".join(out.get("text", "") for out in outputs if out.get("output_type") == "stream")
+    if any(line.startswith(f"✓ Exercise {number} passed") for line in text.splitlines()):
+        return ExerciseResult(number, PASSED, title)
+    errors = [out for out in outputs if out.get("output_type") == "error"]
+    if not errors:
+        why = ("the check cell did not run (the kernel stopped before it)" if cell.get(
+            "execution_count") is None else "the check cell printed no result; run it as given")
+        return ExerciseResult(number, FAILED, title, "\n".join(earlier_errors + [why]))
+    ename, evalue = errors[0].get("ename", ""), errors[0].get("evalue", "")
+    if ename in _NOT_ATTEMPTED and not earlier_errors:
+        return ExerciseResult(number, NOT_ATTEMPTED, title)
+    if ename == "KeyboardInterrupt":
+        diagnosis = "the check cell did not finish in time (interrupted)"
+    elif ename in ("ExerciseFailed", "ExerciseNotAttempted"):
+        diagnosis = _short(_strip_prefix(evalue, number))
+    else:
+        diagnosis = f"the check cell (cell {index}) raised {ename}: {_tidy(evalue)}"
+    if earlier_errors:
+        diagnosis = "\n".join(earlier_errors + ["then " + diagnosis])
+    return ExerciseResult(number, FAILED, title, diagnosis)
+
+
+def score(path, timeout: float = 120) -> Scoreboard:
+    """Score a student's notebook, READ-ONLY: run an in-memory copy (errors do not stop
+    it) and classify each exercise as passed (its check printed "✓ Exercise N.k
+    passed"), not attempted (the stub's NotImplementedError), FAILED (with the
+    checker's diagnosis, or the error of an earlier cell of that exercise, such as a
+    SyntaxError in the answer), "check cell missing" (the checker module defines it but
+    no cell calls it) or "unknown exercise". `print(score(path))` shows the scoreboard."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no notebook {str(path)!r}")
+    return scoreboard_of(execute_copy(path, timeout), path)

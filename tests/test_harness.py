@@ -1,0 +1,282 @@
+"""The exercise harness: every way a student's answer can go wrong becomes a diagnosis
+in words (ExerciseFailed / ExerciseNotAttempted), and a right answer prints a pass line."""
+import re
+import signal
+import time
+import types
+
+import numpy as np
+import pytest
+
+from panpriv_teach.exercises.harness import (
+    FAIL_MARK, PASS_MARK, ExerciseFailed, ExerciseNotAttempted, _TimeLimit, as_array, as_real,
+    call, describe_call, exercise, exercises_of, expect_uses_rng, time_limit)
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture(autouse=True)
+def no_alarm_left_behind():
+    """Every test starts and ends with no interval timer and the original SIGALRM handler."""
+    handler = signal.getsignal(signal.SIGALRM)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    yield
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is handler
+
+
+# ---------------------------------------------------------------- call
+
+def test_call_returns_what_the_answer_returns():
+    assert call(lambda x, y=1: x + y, 2, y=3) == 5
+
+
+def test_call_a_function_that_raises_names_the_error_and_the_students_line():
+    def mean(xs):
+        return sum(xs) / len(xs)
+
+    with pytest.raises(ExerciseFailed) as info:
+        call(mean, [])
+    message = str(info.value)
+    assert "mean([]) raised ZeroDivisionError" in message
+    assert "division by zero" in message
+    assert "of your code" in message and "return sum(xs) / len(xs)" in message
+    assert type(info.value) is ExerciseFailed
+
+
+def test_call_a_stub_is_not_attempted():
+    def stub(x):
+        raise NotImplementedError("Exercise 1.2: write your code here")
+
+    with pytest.raises(ExerciseNotAttempted, match="still raises NotImplementedError") as info:
+        call(stub, 1)
+    assert "Exercise 1.2: write your code here" in str(info.value)
+    assert info.value.label == "not attempted yet"
+
+
+def test_call_not_callable_says_pass_the_function_itself():
+    with pytest.raises(ExerciseFailed, match="expected a function, got float") as info:
+        call(3.5)
+    assert "without calling it" in str(info.value)
+
+
+def test_call_that_never_returns_is_stopped():
+    def forever(x):
+        while True:
+            pass
+
+    start = time.monotonic()
+    with pytest.raises(ExerciseFailed, match=r"calling forever\(1\) did not finish within 0.2 s"):
+        call(forever, 1, seconds=0.2)
+    assert time.monotonic() - start < 1
+
+
+def test_call_time_limit_cannot_be_swallowed_by_student_code():
+    def stubborn():
+        while True:
+            try:
+                time.sleep(0.05)
+            except Exception:  # a student's over-broad except must not defeat the limit
+                pass
+
+    with pytest.raises(ExerciseFailed, match="did not finish within"):
+        call(stubborn, seconds=0.2)
+
+
+def test_describe_call_shortens_arrays_generators_and_long_values():
+    text = describe_call("f", (np.zeros((3, 2)), np.random.default_rng(0)), {"xs": list(range(50))})
+    assert text.startswith("f(<array of shape (3, 2)>, <rng>, xs=[0, 1, 2")
+    assert "..." in text and len(text) < 100
+
+
+# ---------------------------------------------------------------- as_real, as_array
+
+@pytest.mark.parametrize("value, expected", [(3, 3.0), (np.float32(0.5), 0.5),
+                                             (np.array(2.5), 2.5), (np.int64(7), 7.0)])
+def test_as_real_accepts_numbers(value, expected):
+    assert as_real(value, "the estimate") == expected
+
+
+@pytest.mark.parametrize("value, words", [
+    (None, ["the estimate should be a number", "NoneType", "forget a `return`"]),
+    ("0.3", ["should be a number", "str", "'0.3'"]),
+    (True, ["should be a number", "bool"]),
+    ([1.0], ["should be a number", "list"]),
+    (float("nan"), ["the estimate is nan", "division by zero"]),
+    (np.inf, ["the estimate is inf"]),
+])
+def test_as_real_diagnoses_non_numbers(value, words):
+    with pytest.raises(ExerciseFailed) as info:
+        as_real(value, "the estimate")
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_as_array_accepts_sequences_and_checks_shape():
+    array = as_array([1, 2, 3], "the counts", shape=(3,))
+    assert array.dtype == float and array.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ExerciseFailed, match=r"the counts should have shape \(4,\), but has "
+                                             r"shape \(3,\)"):
+        as_array([1, 2, 3], "the counts", shape=(4,))
+
+
+@pytest.mark.parametrize("value, words", [
+    (None, ["the counts is None", "forget a `return`"]),
+    (["a", "b"], ["should be an array of numbers", "list"]),
+    ([[1, 2], [3]], ["should be an array of numbers"]),
+    ([1.0, np.nan], ["contains NaN or infinity"]),
+])
+def test_as_array_diagnoses(value, words):
+    with pytest.raises(ExerciseFailed) as info:
+        as_array(value, "the counts")
+    for word in words:
+        assert word in str(info.value)
+
+
+# ---------------------------------------------------------------- time_limit
+
+def test_time_limit_interrupts_and_disarms():
+    start = time.monotonic()
+    with pytest.raises(_TimeLimit):
+        with time_limit(0.1):
+            time.sleep(1)
+    assert time.monotonic() - start < 0.5
+    with time_limit(0.1):   # a block that finishes in time leaves nothing armed
+        pass
+
+
+def test_time_limit_inner_limit_restores_the_outer_one():
+    start = time.monotonic()
+    with pytest.raises(_TimeLimit):
+        with time_limit(0.6):
+            with pytest.raises(_TimeLimit):
+                with time_limit(0.1):
+                    time.sleep(1)
+            left, _ = signal.getitimer(signal.ITIMER_REAL)
+            assert 0.2 < left <= 0.5       # the outer limit is armed again, minus the time used
+            time.sleep(1)                  # ... and interrupts this
+    assert 0.5 < time.monotonic() - start < 0.9
+
+
+def test_time_limit_inner_limit_never_extends_the_outer_one():
+    start = time.monotonic()
+    with pytest.raises(_TimeLimit):
+        with time_limit(0.2):
+            with time_limit(5):
+                time.sleep(1)
+    assert time.monotonic() - start < 0.6
+
+
+# ---------------------------------------------------------------- exercise
+
+@exercise("9.1", "doubling", seconds=1)
+def exercise_9_1(double):
+    got = as_real(call(double, 2, seconds=0.5), "double(2)")
+    if got != 4:
+        raise ExerciseFailed(f"double(2) returned {got:g}; it should be twice its input.")
+    return "double doubles."
+
+
+def test_exercise_prints_the_pass_line(capsys):
+    assert exercise_9_1(lambda x: 2 * x) is None
+    assert capsys.readouterr().out == f"{PASS_MARK} Exercise 9.1 passed: double doubles.\n"
+    assert exercise_9_1.exercise == "9.1" and exercise_9_1.title == "doubling"
+    assert exercise_9_1.__name__ == "exercise_9_1"
+
+
+@pytest.mark.parametrize("answer, cls, words", [
+    (lambda x: 3 * x, ExerciseFailed, ["double(2) returned 6", "twice"]),
+    (lambda x: None, ExerciseFailed, ["double(2) should be a number", "NoneType"]),
+    (lambda x: "4", ExerciseFailed, ["should be a number", "str"]),
+    (lambda x: float("nan"), ExerciseFailed, ["double(2) is nan"]),
+    (lambda x: 1 / 0, ExerciseFailed, ["raised ZeroDivisionError"]),
+    (4, ExerciseFailed, ["expected a function, got int"]),
+    (lambda x: time.sleep(5), ExerciseFailed, ["did not finish within 0.5 s"]),
+])
+def test_exercise_labels_each_failure(answer, cls, words, capsys):
+    with pytest.raises(cls) as info:
+        exercise_9_1(answer)
+    assert type(info.value) is cls
+    assert info.value.exercise == "9.1"
+    assert str(info.value).startswith("Exercise 9.1: ")
+    for word in words:
+        assert word in str(info.value)
+    assert PASS_MARK not in capsys.readouterr().out
+
+
+def test_exercise_stub_is_not_attempted():
+    def stub(x):
+        raise NotImplementedError("Exercise 9.1: write your code here")
+
+    with pytest.raises(ExerciseNotAttempted) as info:
+        exercise_9_1(stub)
+    assert info.value.exercise == "9.1"
+    assert "replace the `raise NotImplementedError(...)` line" in str(info.value)
+
+
+def test_exercise_bounds_the_whole_check():
+    @exercise("9.2", "slow", seconds=0.3)
+    def exercise_9_2(answer):
+        for _ in range(100):   # each call is quick, together they are too slow
+            call(answer, seconds=1)
+        return "done"
+
+    with pytest.raises(ExerciseFailed, match="checking took more than 0.3 s") as info:
+        exercise_9_2(lambda: time.sleep(0.05))
+    assert info.value.exercise == "9.2"
+
+
+def test_render_traceback_shows_only_the_diagnosis():
+    with pytest.raises(ExerciseFailed) as info:
+        exercise_9_1(lambda x: 3 * x)
+    lines = [ANSI.sub("", line) for line in info.value._render_traceback_()]
+    assert lines == [f"{FAIL_MARK} Exercise 9.1 not passed yet",
+                     "double(2) returned 6; it should be twice its input."]
+
+    lines = ExerciseNotAttempted("first line\nsecond line", "3.4")._render_traceback_()
+    assert [ANSI.sub("", line) for line in lines] == [
+        f"{FAIL_MARK} Exercise 3.4 not attempted yet", "first line", "second line"]
+    assert ANSI.sub("", ExerciseFailed("no number")._render_traceback_()[0]) == \
+        f"{FAIL_MARK} not passed yet"
+
+
+def test_exercises_of_lists_checkers_in_numeric_order():
+    module = types.ModuleType("fake_checks")
+    for number in ("1.10", "1.2", "2.1", "1.1"):
+        checker = exercise(number, f"title {number}")(lambda answer: "ok")
+        setattr(module, "exercise_" + number.replace(".", "_"), checker)
+    module.helper = lambda: None          # not a checker
+    module.exercise = exercise            # the decorator itself is not a checker
+    module.np = np
+    found = exercises_of(module)
+    assert list(found) == ["1.1", "1.2", "1.10", "2.1"]
+    assert found["1.10"].title == "title 1.10"
+
+
+# ---------------------------------------------------------------- repeat, expect_uses_rng
+
+def test_call_repeat_returns_a_list_and_says_how_many_calls_timed_out():
+    counter = iter(range(10))
+    assert call(lambda: next(counter), repeat=3) == [0, 1, 2]
+    with pytest.raises(ExerciseFailed, match=r"calling nap\(\) 50 times did not finish within "
+                                             r"0.2 s"):
+        def nap():
+            time.sleep(0.01)
+        call(nap, repeat=50, seconds=0.2)
+
+
+def test_expect_uses_rng_accepts_an_answer_that_draws_from_rng():
+    expect_uses_rng(lambda n, rng: rng.normal(size=n), 3, convert=lambda a: as_array(a, "x"))
+
+
+@pytest.mark.parametrize("answer, words", [
+    (lambda n, rng: np.random.normal(size=n), ["same seeded rng gave different answers",
+                                               "np.random"]),
+    (lambda n, rng: np.zeros(n), ["different rng seeds gave the same answer"]),
+    (lambda n, rng: None, ["x is None"]),
+])
+def test_expect_uses_rng_diagnoses(answer, words):
+    with pytest.raises(ExerciseFailed) as info:
+        expect_uses_rng(answer, 3, convert=lambda a: as_array(a, "x"))
+    for word in words:
+        assert word in str(info.value)

@@ -1,0 +1,506 @@
+"""The notebook pipeline (panpriv_teach.notebooks and `python -m panpriv_teach`):
+generation of exercise notebooks, staleness, execution, and scoring a student's notebook.
+
+The fixture notebook is stored as tests/fixtures/solutions/99_demo.ipynb.json so that
+`pytest --nbval tests` does not collect it; the tests copy it into a temporary course
+folder as .ipynb, beside its checker module tests/fixtures/demo_checks.py. Kernel runs
+are shared through module-scoped fixtures (each costs 1-2 s).
+"""
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from panpriv_teach.__main__ import main
+from panpriv_teach.notebooks import (
+    FAILED, MISSING, NOT_ATTEMPTED, PASSED, UNKNOWN, GenerationError, cell_errors,
+    checker_module_name, dumps, execute, execute_copy, exercise_of_cells, generate,
+    make_exercise_notebook, score, scoreboard_of, stale_exercises)
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SOLUTION_JSON = FIXTURES / "solutions" / "99_demo.ipynb.json"
+CHECKS = FIXTURES / "demo_checks.py"
+STUB = 'raise NotImplementedError("Exercise {}: write your code here")'
+
+
+def make_course(root: Path) -> Path:
+    """A miniature course in `root`: solutions/99_demo.ipynb, exercises/ generated from
+    it, and the checker module beside each notebook (a kernel's cwd is its folder)."""
+    for folder in ("solutions", "exercises"):
+        (root / folder).mkdir(parents=True)
+        shutil.copy(CHECKS, root / folder)
+    shutil.copy(SOLUTION_JSON, root / "solutions" / "99_demo.ipynb")
+    generate(root / "solutions", root / "exercises")
+    return root
+
+
+def read(path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def cell_with(nb, text: str) -> int:
+    """The index of the only cell whose source contains `text`."""
+    found = [i for i, cell in enumerate(nb.cells) if text in cell.source]
+    assert len(found) == 1, (text, found)
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    """Shared and read-only: tests that change files make their own copy."""
+    return make_course(tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def solution():
+    return read(SOLUTION_JSON)
+
+
+@pytest.fixture(scope="module")
+def generated(solution):
+    return make_exercise_notebook(solution, "solutions/99_demo.ipynb")
+
+
+# ---------------------------------------------------------------- generation
+
+def test_fixture_solution_has_outputs_and_markers(solution):
+    """Sanity: the fixture exercises what generation must remove."""
+    assert any(cell.get("outputs") for cell in solution.cells)
+    assert sum(cell.source.count("### BEGIN SOLUTION") for cell in solution.cells) == 7
+
+
+def test_code_blocks_become_stubs_with_the_exercise_number_and_indentation(generated):
+    sources = [cell.source for cell in generated.cells]
+    assert ('def total(xs):\n    """The sum of the numbers in xs."""\n    ' + STUB.format("99.1")
+            in sources)
+    mean = sources[cell_with(generated, "def mean")]
+    assert mean == ('def mean(xs):\n    """The mean of a non-empty list."""\n'
+                    f'    {STUB.format("99.2")}\n'
+                    '    if not xs:\n'
+                    '        raise ValueError("the mean of an empty list is undefined")\n'
+                    f'    {STUB.format("99.2")}')
+    counter = sources[cell_with(generated, "class Counter")]
+    assert counter.count(f"        {STUB.format('99.3')}\n") == 2
+    assert counter.endswith(f"    def output(self):\n        {STUB.format('99.3')}")
+    assert not any("SOLUTION" in source or "self.count" in source or "result" in source
+                   for source in sources)
+
+
+def test_every_generated_code_cell_compiles(generated):
+    for cell in generated.cells:
+        if cell.cell_type == "code":
+            compile(cell.source, "<cell>", "exec")
+
+
+def test_markdown_solution_becomes_a_prompt(solution, generated):
+    index = cell_with(solution, "Its output depends on the stream")
+    cell_id = solution.cells[index].id
+    [cell] = [c for c in generated.cells if c.id == cell_id]
+    assert cell.cell_type == "markdown" and cell.source == "*Write your answer here.*"
+
+
+def test_solution_only_cells_are_dropped_and_the_rest_kept_in_order(solution, generated):
+    kept = [c.id for c in solution.cells if "solution-only" not in c.metadata.get("tags", [])]
+    assert len(kept) == len(solution.cells) - 1
+    assert [c.id for c in generated.cells] == kept
+    assert "mean([1, 2, 3, 4])" not in [c.source for c in generated.cells]
+
+
+def test_outputs_are_cleared_and_metadata_kept(solution, generated):
+    for cell in generated.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    assert generated.metadata.kernelspec == solution.metadata.kernelspec
+    assert generated.metadata.panpriv_teach == {"generated_from": "solutions/99_demo.ipynb"}
+    assert "panpriv_teach" not in solution.metadata          # the input is not modified
+    assert any(cell.get("outputs") for cell in solution.cells)
+    assert dumps(solution) == SOLUTION_JSON.read_text(encoding="utf-8")
+
+
+def test_generate_writes_deterministic_bytes_and_records_the_source(course, tmp_path):
+    target = course / "exercises" / "99_demo.ipynb"
+    first = target.read_bytes()
+    assert read(target).metadata.panpriv_teach.generated_from == "solutions/99_demo.ipynb"
+    other = make_course(tmp_path / "again")
+    assert (other / "exercises" / "99_demo.ipynb").read_bytes() == first
+    mtime = target.stat().st_mtime_ns
+    assert generate(course / "solutions", course / "exercises") == [str(target)]
+    assert target.read_bytes() == first and target.stat().st_mtime_ns == mtime  # untouched
+
+
+def nb_of(*cells):
+    return new_notebook(cells=list(cells))
+
+
+def test_heading_of_cells_is_the_nearest_exercise_heading():
+    nb = nb_of(new_markdown_cell("# Intro\n\nExercise 9.9 in plain text is not a heading"),
+               new_code_cell("x = 1"),
+               new_markdown_cell("### Exercise 2.1 (optional): warm up"),
+               new_code_cell("pass"),
+               new_markdown_cell("## A remark\n\n## Exercise 2.2: two headings, the last wins\n"
+                                 "## Exercise 2.3"),
+               new_markdown_cell("## Not an exercise heading"),
+               new_code_cell("pass"))
+    assert exercise_of_cells(nb) == [None, None, "2.1", "2.1", "2.3", "2.3", "2.3"]
+
+
+@pytest.mark.parametrize("cells, words", [
+    ([new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION")],
+     ["cell 0", "no 'Exercise N.k' heading above it"]),
+    ([new_markdown_cell("## Exercise 1.1"),
+      new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1")],
+     ["cell 1", "never closed"]),
+    ([new_markdown_cell("## Exercise 1.1"), new_code_cell("x = 1\n### END SOLUTION")],
+     ["cell 1", "without a '### BEGIN SOLUTION'"]),
+    ([new_markdown_cell("## Exercise 1.1"),
+      new_code_cell("def f():\n    ### BEGIN SOLUTION\n    ### BEGIN SOLUTION\n")],
+     ["cell 1", "inside the block opened on line 2"]),
+    ([new_markdown_cell("## Exercise 1.1"),
+      new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION")],
+     ["cell 1", "Exercise 1.1 is at top level", "inside a function"]),
+])
+def test_broken_markers_give_a_clear_error(cells, words):
+    with pytest.raises(GenerationError) as info:
+        make_exercise_notebook(nb_of(*cells))
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_generate_names_the_notebook_in_errors(tmp_path):
+    (tmp_path / "solutions").mkdir()
+    bad = nb_of(new_code_cell("def f():\n    ### BEGIN SOLUTION\n    pass\n    ### END SOLUTION"))
+    nbformat.write(bad, tmp_path / "solutions" / "01_bad.ipynb")
+    with pytest.raises(GenerationError, match=r"01_bad.ipynb, cell 0"):
+        generate(tmp_path / "solutions", tmp_path / "exercises")
+    assert main(["generate", "--solutions", str(tmp_path / "solutions"),
+                 "--exercises", str(tmp_path / "exercises")]) == 1
+    assert main(["generate", "--solutions", str(tmp_path / "nowhere")]) == 2
+
+
+# ---------------------------------------------------------------- staleness
+
+def test_stale_exercises_detects_edits_deletions_orphans_and_solution_changes(tmp_path, capsys):
+    root = make_course(tmp_path)
+    solutions, exercises = root / "solutions", root / "exercises"
+    target = exercises / "99_demo.ipynb"
+    assert stale_exercises(solutions, exercises) == []
+    args = ["--solutions", str(solutions), "--exercises", str(exercises)]
+    assert main(["stale", *args]) == 0
+
+    nb = read(target)                                  # edited by hand
+    nb.cells[0].source += "\n\nA note."
+    nbformat.write(nb, target)
+    assert stale_exercises(solutions, exercises) == [str(target)]
+    assert main(["stale", *args]) == 1
+    out = capsys.readouterr().out
+    assert f"{target}: out of date" in out and "panpriv_teach generate" in out
+
+    target.unlink()                                    # missing
+    assert stale_exercises(solutions, exercises) == [str(target)]
+    assert main(["generate", *args]) == 0
+    assert stale_exercises(solutions, exercises) == []
+
+    shutil.copy(target, exercises / "98_old.ipynb")    # orphaned
+    assert stale_exercises(solutions, exercises) == [str(exercises / "98_old.ipynb")]
+    (exercises / "98_old.ipynb").unlink()
+
+    nb = read(solutions / "99_demo.ipynb")             # the solution changed
+    nb.cells[2].source = nb.cells[2].source.replace("Write", "Now write")
+    nbformat.write(nb, solutions / "99_demo.ipynb")
+    assert stale_exercises(solutions, exercises) == [str(target)]
+    generate(solutions, exercises)
+    assert stale_exercises(solutions, exercises) == []
+
+
+def test_the_course_exercises_are_up_to_date():
+    """CI's guard against a forgotten `make exercises` after editing solutions/."""
+    stale = stale_exercises(ROOT / "solutions", ROOT / "exercises")
+    assert stale == [], ("exercises/ is out of date with solutions/; run `make exercises` "
+                         f"(python -m panpriv_teach generate): {stale}")
+
+
+# ---------------------------------------------------------------- execution
+
+def test_execute_stores_outputs_deterministically(tmp_path, solution, capsys):
+    shutil.copy(CHECKS, tmp_path)
+    path = tmp_path / "99_demo.ipynb"
+    cleared = copy.deepcopy(solution)
+    for cell in cleared.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    path.write_text(dumps(cleared), encoding="utf-8")
+    seconds = execute([path], timeout=60)
+    assert list(seconds) == [str(path)] and 0 < seconds[str(path)] < 60
+    assert f"{path}: executed in" in capsys.readouterr().out
+    executed = read(path)
+    assert executed.cells == solution.cells    # the stored fixture's outputs and counts,
+    assert all("execution" not in c.metadata for c in executed.cells)   # no timestamps
+
+
+def test_execute_refuses_exercise_notebooks(course, capsys):
+    target = course / "exercises" / "99_demo.ipynb"
+    before = target.read_bytes()
+    with pytest.raises(ValueError, match="exercises ship without outputs"):
+        execute([course / "solutions" / "99_demo.ipynb", target])
+    assert main(["execute", str(target)]) == 2
+    assert "exercise notebook" in capsys.readouterr().err
+    assert main(["execute", str(course / "nothing.ipynb")]) == 2
+    assert target.read_bytes() == before
+
+
+# ---------------------------------------------------------------- scoring
+
+def student_copy(course: Path, folder: Path) -> Path:
+    """The generated exercise notebook with some answers written, one wrong (99.1), one
+    with a SyntaxError (99.2), the check cell of 99.3 deleted, and a check of an exercise
+    the checker module does not define."""
+    folder.mkdir()
+    shutil.copy(CHECKS, folder)
+    nb = read(course / "exercises" / "99_demo.ipynb")
+    i = cell_with(nb, "def total")
+    nb.cells[i].source = nb.cells[i].source.replace(STUB.format("99.1"), "return sum(xs) + 1")
+    nb.cells[cell_with(nb, "def mean")].source = "def mean(xs):\n    return sum(xs) /"
+    del nb.cells[cell_with(nb, "check.exercise_99_3")]
+    nb.cells.append(new_code_cell("check.exercise_99_9(total)"))
+    path = folder / "99_demo.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def scored(course, tmp_path_factory):
+    """name → (path, scoreboard, bytes and mtime before scoring): one kernel each."""
+    paths = {"solution": course / "solutions" / "99_demo.ipynb",
+             "exercise": course / "exercises" / "99_demo.ipynb",
+             "student": student_copy(course, tmp_path_factory.mktemp("student") / "mine")}
+    boards = {}
+    for name, path in paths.items():
+        before = (path.read_bytes(), path.stat().st_mtime_ns)
+        boards[name] = (path, score(path, timeout=60), before)
+    return boards
+
+
+def statuses(board):
+    return {r.number: r.status for r in board}
+
+
+def test_solution_scores_all_passed(scored):
+    path, board, _ = scored["solution"]
+    assert statuses(board) == {"99.1": PASSED, "99.2": PASSED, "99.3": PASSED}
+    assert board.all_passed and board.problems == []
+    text = str(board)
+    assert text.splitlines()[0] == str(path)
+    assert "  99.1 passed              the sum of a list" in text
+    assert text.endswith("3 of 3 exercises passed")
+
+
+def test_generated_exercises_score_not_attempted(scored):
+    _, board, _ = scored["exercise"]
+    assert statuses(board) == {"99.1": NOT_ATTEMPTED, "99.2": NOT_ATTEMPTED,
+                               "99.3": NOT_ATTEMPTED}
+    assert not board.all_passed and board.problems == []
+    assert str(board).endswith("0 of 3 exercises passed")
+
+
+def test_the_student_sees_only_the_diagnosis_in_the_notebook(scored):
+    """_render_traceback_ at work in a real kernel: the check cell's error shows the
+    diagnosis, not a traceback through the library."""
+    _, board, _ = scored["exercise"]
+    errors = cell_errors(board.notebook)
+    assert [ename for _, ename, _ in errors] == ["ExerciseNotAttempted"] * 3
+    index = errors[0][0]
+    [error] = [o for o in board.notebook.cells[index].outputs if o.output_type == "error"]
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error.traceback))
+    assert shown.startswith("✗ Exercise 99.1 not attempted yet\nyour function still raises")
+    assert "Traceback" not in shown and "harness.py" not in shown
+
+
+def test_wrong_answer_fails_with_the_checkers_diagnosis(scored):
+    _, board, _ = scored["student"]
+    [result] = [r for r in board if r.number == "99.1"]
+    assert result.status == FAILED
+    assert result.diagnosis.startswith("total([]) returned 1, which is not the sum")
+    assert f"  99.1 FAILED              total([]) returned 1" in str(board)
+
+
+def test_an_answer_cell_that_raised_is_named_in_its_exercise(scored):
+    _, board, _ = scored["student"]
+    [result] = [r for r in board if r.number == "99.2"]
+    assert result.status == FAILED
+    first, then = result.diagnosis.splitlines()
+    assert re.fullmatch(r"cell \d+ \(`def mean\(xs\):`\) raised SyntaxError: invalid syntax "
+                        r"\(line 2\)", first)
+    assert then.startswith("then the check cell") and "NameError" in then
+
+
+def test_missing_and_unknown_check_cells_are_reported(scored):
+    _, board, _ = scored["student"]
+    assert statuses(board) == {"99.1": FAILED, "99.2": FAILED, "99.3": MISSING,
+                               "99.9": UNKNOWN}
+    text = str(board)
+    assert "  99.3 check cell missing  a counter" in text
+    assert re.search(r"99.9 unknown exercise +cell \d+ calls check.exercise_99_9, which "
+                     r"demo_checks does not define", text)
+    assert text.endswith("0 of 4 exercises passed")
+
+
+def test_scoring_never_writes_the_notebook(scored):
+    for name, (path, _, (data, mtime)) in scored.items():
+        assert path.read_bytes() == data and path.stat().st_mtime_ns == mtime, name
+
+
+def test_score_of_a_missing_file():
+    with pytest.raises(FileNotFoundError, match="no notebook"):
+        score("no/such/notebook.ipynb")
+
+
+# scoreboard_of on hand-made executed notebooks: no kernel needed
+
+def error(ename, evalue="boom"):
+    return new_output("error", ename=ename, evalue=evalue, traceback=[])
+
+
+def stdout(text):
+    return new_output("stream", name="stdout", text=text)
+
+
+def executed(*cells):
+    nb = nb_of(*cells)
+    for count, cell in enumerate(nb.cells, 1):
+        if cell.cell_type == "code":
+            cell.execution_count = count
+    return nb
+
+
+def test_scoreboard_of_setup_errors_and_unusual_check_cells(tmp_path):
+    setup = new_code_cell("import numpy as np\nimport demo_checks as check",
+                          outputs=[error("ModuleNotFoundError", "No module named 'demo_checks'")])
+    nb = executed(
+        setup,
+        new_markdown_cell("## Exercise 99.1"),
+        new_code_cell("# check.exercise_99_1(total)"),                   # commented out
+        new_markdown_cell("## Exercise 99.2"),
+        new_code_cell("check.exercise_99_2(mean)", outputs=[error("KeyboardInterrupt", "")]),
+        new_markdown_cell("## Exercise 99.3"),
+        new_code_cell("check.exercise_99_3(Counter)",
+                      outputs=[stdout("✓ Exercise 99.3 passed: fine\n")]),
+    )
+    shutil.copy(CHECKS, tmp_path)
+    board = scoreboard_of(nb, tmp_path / "nb.ipynb")
+    assert statuses(board) == {"99.1": MISSING, "99.2": FAILED, "99.3": PASSED}
+    assert board[1].diagnosis == "the check cell did not finish in time (interrupted)"
+    assert board.problems == ["cell 0 (`import numpy as np`) raised ModuleNotFoundError: "
+                              "No module named 'demo_checks'"]
+    assert str(board).splitlines()[1].startswith("  ! cell 0")
+    assert not board.all_passed
+    assert "demo_checks" not in sys.modules      # scoring leaves no module behind
+
+
+def test_scoreboard_of_a_notebook_without_checks():
+    board = scoreboard_of(executed(new_code_cell("1 + 1")), "")
+    assert list(board) == [] and not board.all_passed
+    assert board.problems == ["the notebook imports no checker module `as check`"]
+    assert "no exercises found" in str(board)
+
+
+def test_scoreboard_of_a_check_cell_that_never_ran():
+    nb = executed(new_code_cell("import demo_checks as check"),
+                  new_code_cell("check.exercise_99_1(total)"))
+    nb.cells[1].execution_count = None
+    board = scoreboard_of(nb, FIXTURES / "nb.ipynb")
+    assert board[0].status == FAILED and "did not run" in board[0].diagnosis
+
+
+@pytest.mark.parametrize("source, module", [
+    ("from panpriv_teach.exercises import dp_basics as check", "panpriv_teach.exercises.dp_basics"),
+    ("import numpy as np\nimport demo_checks as check  # the checks", "demo_checks"),
+    ("import panpriv_teach.exercises.dp_basics as check", "panpriv_teach.exercises.dp_basics"),
+    ("import demo_checks as checker", None),
+])
+def test_checker_module_name(source, module):
+    assert checker_module_name(nb_of(new_code_cell(source))) == module
+
+
+# ---------------------------------------------------------------- the command line
+
+def run(*args, cwd=None):
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    return subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.fixture(scope="module")
+def commands(course):
+    """Every subprocess at once (they are mostly waiting for kernels):
+    name → (return code, stdout, stderr)."""
+    sol, ex = course / "solutions" / "99_demo.ipynb", course / "exercises" / "99_demo.ipynb"
+    lax = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval-lax"]
+    started = {
+        "check solution": run("-m", "panpriv_teach", "check", str(sol), "--timeout", "60"),
+        "check exercise": run("-m", "panpriv_teach", "check", str(ex)),
+        "check missing": run("-m", "panpriv_teach", "check", str(course / "nope.ipynb")),
+        "check nothing": run("-m", "panpriv_teach", "check"),
+        "nbval solution": run(*lax, sol.name, cwd=sol.parent),
+        "nbval exercise": run(*lax, ex.name, cwd=ex.parent),
+    }
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (sol, ex)}
+    done = {name: (*p.communicate(timeout=120), p.returncode) for name, p in started.items()}
+    done = {name: (code, out, err) for name, (out, err, code) in done.items()}
+    done["unchanged"] = all((p.read_bytes(), p.stat().st_mtime_ns) == b for p, b in before.items())
+    return done
+
+
+def test_cli_check_exit_codes(commands):
+    code, out, err = commands["check solution"]
+    assert code == 0, out + err
+    assert out.rstrip().endswith("3 of 3 exercises passed")
+    code, out, err = commands["check exercise"]
+    assert code == 1, out + err
+    assert "99.2 not attempted" in out and out.rstrip().endswith("0 of 3 exercises passed")
+    code, out, err = commands["check missing"]
+    assert code == 2 and "no such notebook" in err and "nope.ipynb" in err
+    code, out, err = commands["check nothing"]
+    assert code == 2 and "required" in err
+    assert commands["unchanged"]
+
+
+def test_nbval_lax_passes_the_solution_and_fails_the_exercises(commands):
+    code, out, err = commands["nbval solution"]
+    assert code == 0, out + err
+    code, out, err = commands["nbval exercise"]
+    assert code == 1, out + err
+    assert "3 failed" in out and "✗ Exercise 99.3 not attempted yet" in out
+
+
+def test_main_help_and_usage_errors(capsys):
+    assert main(["--help"]) == 0
+    assert "generate" in capsys.readouterr().out
+    assert main([]) == 2
+    assert main(["frobnicate"]) == 2
+
+
+# ---------------------------------------------------------------- the course's exercises
+
+EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("path", EXERCISES or [pytest.param(
+    None, marks=pytest.mark.skip(reason="no exercise notebooks in exercises/ yet"))],
+    ids=[p.name for p in EXERCISES] or ["none"])
+def test_course_exercise_notebook_runs_to_its_stubs(path):
+    """A fresh exercise notebook must run top to bottom with no errors other than the
+    stubs' (NotImplementedError, surfacing as ExerciseNotAttempted in the check cells)."""
+    nb = execute_copy(path, timeout=120)
+    assert "panpriv_teach_score" not in nb.metadata, nb.metadata.get("panpriv_teach_score")
+    broken = [f"cell {i}: {ename}: {evalue}" for i, ename, evalue in cell_errors(nb)
+              if ename not in ("NotImplementedError", "ExerciseNotAttempted")]
+    assert not broken, f"{path.name} is broken:\n" + "\n".join(broken)

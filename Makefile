@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: setup  ## open the course in JupyterLab (the welcome notebook)
-	$(BIN)/python -m jupyterlab $(ROOT_FLAG) lectures/00_welcome.ipynb
+	$(BIN)/python -m jupyterlab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) \
+		--LabApp.default_url=/lab/tree/lectures/00_welcome.ipynb
 
 test: setup  ## the whole suite: library, pipeline, notebooks (nbval) and browser tests
 	$(BIN)/python -m pytest -n 2 --dist loadscope $(NBVAL) tests lectures solutions

@@ -42,11 +42,12 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = WIDTH, height: float =
     return plt.subplots(nrows, ncols, figsize=(width, height), constrained_layout=True, **kwargs)
 
 
-def finish(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: bool = True) -> None:
+def finish(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: bool = True,
+           legend_loc: str = "best") -> None:
     """Title, axis labels and (if anything is labelled) a legend."""
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     if legend and ax.get_legend_handles_labels()[0]:
-        ax.legend()
+        ax.legend(loc=legend_loc)
 
 
 def bound_line(ax, y: float, label: str, horizontal: bool = True) -> None:
@@ -65,7 +66,7 @@ def neighbouring_densities(ax, grid, density_a, density_b, label_a: str, label_b
 def privacy_loss(ax, grid, density_a, density_b, epsilon: float) -> None:
     """The privacy loss ln(p_a/p_b) along the output axis, with the ±ε band it must stay in."""
     ax.plot(grid, np.log(density_a) - np.log(density_b), color=COLORS["estimate"],
-            label="privacy loss ln(p_A/p_B)")
+            label="privacy loss")
     ax.axhspan(-epsilon, epsilon, color=COLORS["bound"], alpha=0.08)
     bound_line(ax, epsilon, f"±ε = ±{epsilon:.2f}")
     ax.axhline(-epsilon, color=COLORS["bound"], linestyle="--", linewidth=1.3)

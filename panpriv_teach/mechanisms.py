@@ -1,0 +1,341 @@
+"""The basic mechanisms of differential privacy: Laplace, geometric (discrete Laplace),
+exponential, and the local randomized-response protocols.
+
+Seeds: Dwork 2011 (002) Thm 2, "randomized response", "the exponential mechanism";
+Dwork 2010 (000) §2, Thm 2.1; Mir et al. 2011 (001) Thm 2; lecture notes 004 §1 (RR, Thm 2).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from panpriv_teach.core import as_rng
+from panpriv_teach.validation import (require_array, require_epsilon, require_int,
+                                      require_probability, require_real)
+
+__all__ = ["laplace_mechanism", "geometric_mechanism", "sample_discrete_laplace_exact",
+           "discrete_laplace_pmf", "exponential_mechanism",
+           "exponential_mechanism_probabilities", "RandomizedResponse", "warner_response",
+           "warner_estimate", "warner_epsilon"]
+
+
+def _positive(name, value, note=""):
+    """A finite real number > 0."""
+    return require_real(name, value, low=0.0, high=math.inf, low_open=True, high_open=True,
+                        note=note)
+
+
+def _real_array(name, values, **kwargs):
+    array = require_array(name, values, **kwargs)
+    if array.dtype.kind == "c":
+        raise TypeError(f"{name} must hold real numbers; got complex dtype {array.dtype}")
+    return array
+
+
+# ----------------------------------------------------------------------------------------
+# Laplace
+# ----------------------------------------------------------------------------------------
+
+def laplace_mechanism(value, sensitivity, epsilon, rng=None):
+    """Release `value` + Lap(sensitivity/epsilon), independently in each coordinate.
+
+    Privacy: epsilon-DP when `sensitivity` bounds the L1 distance between the values on
+    neighbouring inputs (Dwork 2011, Thm 2; Dwork 2010, Thm 2.1).
+    Accuracy: each coordinate's noise has mean 0, variance 2(sensitivity/epsilon)^2,
+    E|noise| = sensitivity/epsilon.
+    Returns a float for a scalar `value`, else an array of the same shape.
+    """
+    sensitivity = _positive("sensitivity", sensitivity)
+    epsilon = require_epsilon(epsilon)
+    array = _real_array("value", value)
+    noisy = array + as_rng(rng).laplace(0.0, sensitivity / epsilon, size=array.shape)
+    return float(noisy) if array.ndim == 0 else noisy
+
+
+# ----------------------------------------------------------------------------------------
+# Geometric mechanism = discrete Laplace noise
+# ----------------------------------------------------------------------------------------
+
+def discrete_laplace_pmf(k, scale):
+    """The exact pmf of the discrete Laplace law with `scale`: P(k) ∝ exp(-|k|/scale), k ∈ Z.
+
+    With alpha = exp(-1/scale) the normaliser is sum_k alpha^|k| = (1 + alpha)/(1 - alpha),
+    so P(k) = (1 - alpha)/(1 + alpha) * alpha^|k| = tanh(1/(2 scale)) * exp(-|k|/scale).
+    Vectorised: a float for scalar `k`, else an array.
+    """
+    scale = float(_positive("scale", scale))
+    k = require_array("k", k, integer=True)
+    pmf = math.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
+    return float(pmf) if pmf.ndim == 0 else pmf
+
+
+def geometric_mechanism(value, sensitivity, epsilon, rng=None, exact=False):
+    """Release integer `value` + two-sided geometric noise, P(k) ∝ exp(-epsilon |k| / Δ).
+
+    Δ = `sensitivity`, a positive integer; noise is drawn independently per coordinate.
+    Privacy: epsilon-DP for integer-valued queries of L1 sensitivity Δ: moving the centre
+    by at most Δ changes every output's probability by a factor of at most e^epsilon (the
+    proof of Dwork 2011, Thm 2, with sums in place of integrals). The output is an integer,
+    so no floating-point Laplace sample, whose low-order bits can leak the input
+    (Mironov 2012), is released.
+    Accuracy: noise mean 0, variance 2 alpha/(1 - alpha)^2 with alpha = exp(-epsilon/Δ),
+    close to Laplace's 2(Δ/epsilon)^2 for small epsilon/Δ.
+    `exact=True` draws each noise term with `sample_discrete_laplace_exact` (slow, rational
+    arithmetic only); the default is a fast vectorised sampler with the same law.
+    Returns an int for a scalar `value`, else an int64 array of the same shape.
+    """
+    sensitivity = require_int("sensitivity", sensitivity, low=1,  # Δ
+                              note="the geometric mechanism needs an integer sensitivity")
+    epsilon = require_epsilon(epsilon)
+    array = require_array("value", value, integer=True)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"value must hold integers; got dtype {array.dtype}")
+    rng = as_rng(rng)
+    if exact:
+        scale = Fraction(sensitivity) / Fraction(epsilon)  # a float is an exact binary fraction
+        noise = sample_discrete_laplace_exact(scale, rng, size=array.size).reshape(array.shape)
+    else:
+        # If G1, G2 are i.i.d. with P(g) = (1 - a) a^g on {0, 1, ...}, then for k >= 0
+        #   P(G1 - G2 = k) = sum_g (1 - a)^2 a^(g + k) a^g = (1 - a)^2 a^k / (1 - a^2)
+        #                  = (1 - a)/(1 + a) a^|k|        (and symmetrically for k < 0),
+        # which is exactly the discrete Laplace pmf with a = exp(-epsilon/sensitivity).
+        # numpy's geometric counts trials (support 1, 2, ...); the shift cancels in G1 - G2.
+        p = -math.expm1(-epsilon / sensitivity)  # 1 - a, accurate for small epsilon
+        noise = rng.geometric(p, size=(2,) + array.shape)
+        noise = noise[0] - noise[1]
+    noisy = array.astype(np.int64) + noise
+    return int(noisy) if array.ndim == 0 else noisy
+
+
+def _uniform_below(n: int, rng: np.random.Generator) -> int:
+    """An exactly uniform integer in {0, ..., n - 1}, for any Python int n >= 1."""
+    if n < 2**63:
+        return int(rng.integers(n))  # numpy's bounded integers are exact (rejection)
+    bits = n.bit_length()
+    words = -(-bits // 32)
+    while True:  # rejection sampling on `bits` uniform bits
+        value = 0
+        for word in rng.integers(0, 2**32, size=words, dtype=np.uint64):
+            value = (value << 32) | int(word)
+        value >>= 32 * words - bits
+        if value < n:
+            return value
+
+
+def _bernoulli(p: Fraction, rng) -> bool:
+    """Bernoulli(p) for a rational p in [0, 1], exactly."""
+    return _uniform_below(p.denominator, rng) < p.numerator
+
+
+def _bernoulli_exp_minus(gamma: Fraction, rng) -> bool:
+    """Bernoulli(exp(-gamma)) for a rational gamma >= 0, exactly (CKS 2020, Algorithm 1)."""
+    if gamma <= 1:
+        # P(K > k) = gamma^k / k!, so P(K odd) = sum_j (-gamma)^j / j! = exp(-gamma).
+        k = 1
+        while _bernoulli(gamma / k, rng):
+            k += 1
+        return k % 2 == 1
+    for _ in range(math.floor(gamma)):
+        if not _bernoulli_exp_minus(Fraction(1), rng):
+            return False
+    return _bernoulli_exp_minus(gamma - math.floor(gamma), rng)
+
+
+def sample_discrete_laplace_exact(scale, rng=None, size=None):
+    """Exact discrete Laplace samples, P(z) ∝ exp(-|z|/scale), using only integer arithmetic.
+
+    The reference sampler of Canonne, Kamath and Steinke, "The Discrete Gaussian for
+    Differential Privacy" (2020), Algorithm 2 with Algorithm 1 for Bernoulli(exp(-gamma)).
+    `scale` is a Fraction or a number (a float is converted to its exact binary fraction),
+    so the output law is exactly the discrete Laplace pmf: no floating point anywhere.
+    Slow (pure Python); used to check the fast sampler and for `exact=True`.
+    Returns an int, or an int64 array of `size` samples.
+    """
+    _positive("scale", scale)
+    scale = Fraction(scale)
+    rng = as_rng(rng)
+    if size is not None:
+        size = require_int("size", size, low=0)
+        return np.array([sample_discrete_laplace_exact(scale, rng) for _ in range(size)],
+                        dtype=np.int64)
+    t, s = scale.numerator, scale.denominator  # scale = t/s
+    while True:
+        u = _uniform_below(t, rng)
+        if not _bernoulli_exp_minus(Fraction(u, t), rng):
+            continue
+        v = 0
+        while _bernoulli_exp_minus(Fraction(1), rng):
+            v += 1
+        x = u + t * v  # P(x) ∝ exp(-x/t) on {0, 1, ...}
+        y = x // s     # P(y) ∝ exp(-y s/t) = exp(-y/scale)
+        negative = _bernoulli(Fraction(1, 2), rng)
+        if negative and y == 0:
+            continue   # otherwise 0 would be drawn twice as often
+        return -y if negative else y
+
+
+# ----------------------------------------------------------------------------------------
+# Exponential mechanism
+# ----------------------------------------------------------------------------------------
+
+def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotone=False):
+    """The exact output law of `exponential_mechanism`: P(r) ∝ exp(epsilon q(r) / (2 Δ)).
+
+    Δ = `sensitivity`; with `monotone=True` the factor is epsilon q(r) / Δ. Computed
+    stably (scores shifted by their maximum before exponentiating), so scores of any
+    magnitude work. Returns a float array summing to 1, in the order of `scores`.
+    """
+    sensitivity = _positive("sensitivity", sensitivity)
+    epsilon = require_epsilon(epsilon)
+    scores = _real_array("scores", scores, ndim=1, nonempty=True,
+                         note="one score per candidate").astype(float)
+    factor = epsilon / (sensitivity if monotone else 2.0 * sensitivity)
+    with np.errstate(over="ignore"):  # a difference of ±1e308 scores is -inf: weight 0
+        logits = (scores - scores.max()) * factor  # <= 0, the best candidate gets exp(0) = 1
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, monotone=False):
+    """Release one candidate r with probability ∝ exp(epsilon q(r) / (2 Δ)) (McSherry–Talwar).
+
+    `scores[i]` = q(D, candidates[i]), the utility of candidate i on the data;
+    Δ = `sensitivity` = max over neighbouring D, D' and over r of |q(D, r) - q(D', r)|.
+    Privacy: epsilon-DP for every utility with sensitivity Δ. With `monotone=True` the
+    factor is epsilon/Δ, which is epsilon-DP only when, between any two neighbours, all
+    scores move in the same direction (e.g. counts).
+    Accuracy: P[q(output) < max_r q(r) - (2Δ/epsilon)(ln(|R|/|R*|) + t)] <= e^-t, R* the
+    maximisers (Mir et al. 2011, Thm 2, whose epsilon is our epsilon/(2Δ); Δ/epsilon for
+    `monotone=True`).
+    Correction: Dwork 2011 (seed 002, "the exponential mechanism") samples
+    ∝ exp(u epsilon / Δu) and says this "ensures epsilon-DP". That holds only for monotone
+    utilities: in general the numerator and the normaliser can each move by e^epsilon,
+    giving 2 epsilon, as Mir et al. 2011, Thm 2 states (exp(epsilon q) is 2 epsilon Δq-DP).
+    Hence the 2Δ here, and seed 002's formula is `monotone=True`.
+    """
+    probabilities = exponential_mechanism_probabilities(scores, sensitivity, epsilon,
+                                                        monotone)
+    if isinstance(candidates, (str, bytes)) or not hasattr(candidates, "__len__"):
+        raise TypeError("candidates must be a sequence (list, tuple, range or array); "
+                        f"got {type(candidates).__name__}")
+    if len(candidates) != len(probabilities):
+        raise ValueError("candidates and scores must have the same length (one score per "
+                         f"candidate); got {len(candidates)} candidates and "
+                         f"{len(probabilities)} scores")
+    index = as_rng(rng).choice(len(probabilities), p=probabilities)
+    return candidates[int(index)]
+
+
+# ----------------------------------------------------------------------------------------
+# Randomized response (local model)
+# ----------------------------------------------------------------------------------------
+
+class RandomizedResponse:
+    """Randomized response RR of lecture notes 004, §1: a local mechanism for counting ones.
+
+    Each party i with bit x_i draws N_i ∈ {-1, 1} with P(N_i = 1) = (1 + bias)/2 and
+    publishes M_i = N_i (-1)^{x_i}; the aggregate estimates the number of ones as
+    n/2 - (1/(2 bias)) sum_i M_i.
+    Privacy: local epsilon-DP (004, Def 1: any two values of one party's bit) with
+    epsilon = ln((1 + bias)/(1 - bias)) = 2 artanh(bias) = 2 bias + O(bias^3), the exact
+    value of 004 Thm 2's "2 epsilon + O(epsilon^2)". bias = 1/2 is Warner's protocol with
+    fair coins (`warner_response`): epsilon = ln 3.
+    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (004 §1).
+    Naming: the seed calls the bias epsilon; here it is `bias`, and `.epsilon` is the privacy.
+    """
+
+    def __init__(self, bias):
+        self.bias = require_real("bias", bias, low=0.0, high=1.0, low_open=True,
+                                 high_open=True,
+                                 note="004 §1: N_i = 1 with probability (1 + bias)/2")
+
+    @classmethod
+    def from_epsilon(cls, epsilon):
+        """The RR whose privacy is exactly `epsilon`: bias = tanh(epsilon/2)."""
+        return cls(math.tanh(require_epsilon(epsilon) / 2))
+
+    @property
+    def epsilon(self) -> float:
+        """The privacy RR really yields: ln((1 + bias)/(1 - bias))."""
+        return math.log1p(self.bias) - math.log1p(-self.bias)
+
+    def report_distribution(self, bit) -> dict:
+        """The exact law of M_i for x_i = `bit`: {-1: P(M_i = -1), 1: P(M_i = 1)}."""
+        bit = require_int("bit", bit, low=0, high=1)
+        p_one = (1 + self.bias) / 2 if bit == 0 else (1 - self.bias) / 2
+        return {-1: 1 - p_one, 1: p_one}
+
+    def randomize(self, bits, rng=None) -> np.ndarray:
+        """The reports M_i = N_i (-1)^{x_i} (int array of ±1, the shape of `bits`; any shape)."""
+        bits = require_array("bits", bits, allowed={0, 1}, nonempty=True)
+        noise = np.where(as_rng(rng).random(bits.shape) < (1 + self.bias) / 2, 1, -1)
+        return (noise * (1 - 2 * bits)).astype(np.int64)
+
+    def estimate(self, reports):
+        """The estimate n/2 - (1/(2 bias)) sum_i M_i of the number of ones.
+
+        Unbiased: E[M_i] = E[N_i] (-1)^{x_i} = bias (1 - 2 x_i), so
+        E[sum_i M_i] = bias (n - 2 c) for c ones, and n/2 - bias (n - 2c)/(2 bias) = c.
+        `reports` of shape (..., n) gives one estimate per row (a float for 1-D input).
+        """
+        reports = np.atleast_1d(require_array("reports", reports, allowed={-1, 1},
+                                              nonempty=True))
+        n = reports.shape[-1]
+        estimates = n / 2 - reports.sum(axis=-1) / (2 * self.bias)
+        return float(estimates) if reports.ndim <= 1 else estimates
+
+    def std(self, n) -> float:
+        """Standard deviation of `estimate` on n parties: sqrt((1 - bias^2) n)/(2 bias).
+
+        Var M_i = E[M_i^2] - E[M_i]^2 = 1 - bias^2 whatever x_i is; the M_i are independent,
+        so Var sum_i M_i = (1 - bias^2) n and the estimate divides it by (2 bias)^2.
+        """
+        n = require_int("n", n, low=1)
+        return math.sqrt((1 - self.bias**2) * n) / (2 * self.bias)
+
+    def __repr__(self) -> str:
+        return f"RandomizedResponse(bias={self.bias!r})"
+
+
+def warner_epsilon(truth_probability=0.5) -> float:
+    """The privacy of `warner_response`: ln((1 + p)/(1 - p)), p = truth_probability.
+
+    P(report = x) = p + (1 - p)/2 = (1 + p)/2 and P(report = 1 - x) = (1 - p)/2.
+    Fair coins (p = 1/2): 3/4 against 1/4, ratio 3, ln 3 (Dwork 2011).
+    """
+    p = require_probability("truth_probability", truth_probability)
+    return math.log1p(p) - math.log1p(-p)
+
+
+def warner_response(bits, rng=None, truth_probability=0.5) -> np.ndarray:
+    """Warner's randomized response as in Dwork 2011 (seed 002, "randomized response").
+
+    Each respondent flips a coin: with probability `truth_probability` (p) she reports her
+    bit, otherwise a fresh fair coin. Returns the 0/1 reports (int array, shape of `bits`).
+    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`); ln 3 for fair coins.
+    Accuracy: see `warner_estimate`. It is `RandomizedResponse(bias=p)` with bits
+    reported as 0/1 instead of ±1.
+    """
+    p = require_probability("truth_probability", truth_probability)
+    bits = require_array("bits", bits, allowed={0, 1}, nonempty=True)
+    rng = as_rng(rng)
+    truthful = rng.random(bits.shape) < p
+    coins = rng.integers(0, 2, size=bits.shape)
+    return np.where(truthful, bits, coins).astype(np.int64)
+
+
+def warner_estimate(reports, truth_probability=0.5):
+    """The unbiased estimate (sum_i r_i - (1 - p) n/2) / p of the number of ones.
+
+    E[r_i] = p x_i + (1 - p)/2, so E[sum_i r_i] = p c + (1 - p) n/2 for c ones: solve for c.
+    Each r_i is Bernoulli((1 ± p)/2) with variance (1 - p^2)/4, so the standard deviation
+    is sqrt((1 - p^2) n)/(2p), as for `RandomizedResponse(p).std(n)`.
+    `reports` of shape (..., n) gives one estimate per row (a float for 1-D input).
+    """
+    p = require_probability("truth_probability", truth_probability)
+    reports = np.atleast_1d(require_array("reports", reports, allowed={0, 1}, nonempty=True))
+    n = reports.shape[-1]
+    estimates = (reports.sum(axis=-1) - (1 - p) * n / 2) / p
+    return float(estimates) if reports.ndim <= 1 else estimates

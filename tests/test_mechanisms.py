@@ -1,0 +1,395 @@
+"""Tests for panpriv_teach.mechanisms: each test states the claim it checks.
+
+Statistical tests use fixed seeds; each comment gives the sample size and the probability
+that a correct implementation fails (tolerances are derived, e.g. 6 standard errors:
+two-sided normal tail 2e-9).
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from panpriv_teach.mechanisms import (RandomizedResponse, discrete_laplace_pmf,
+                                      exponential_mechanism,
+                                      exponential_mechanism_probabilities,
+                                      geometric_mechanism, laplace_mechanism,
+                                      sample_discrete_laplace_exact, warner_epsilon,
+                                      warner_estimate, warner_response)
+
+P_MIN = 1e-6  # goodness-of-fit tests fail a correct sampler with probability 1e-6
+
+
+def chi_square_p_value(samples, pmf, support):
+    """Chi-square goodness of fit over `support`, with the two tails lumped into one cell."""
+    observed = np.array([np.sum(samples == k) for k in support] + [0])
+    observed[-1] = len(samples) - observed[:-1].sum()
+    expected = np.append(pmf, max(1.0 - pmf.sum(), 0.0)) * len(samples)
+    return stats.chisquare(observed, expected * observed.sum() / expected.sum()).pvalue
+
+
+# ------------------------------------------------------------------------- Laplace
+
+def test_laplace_noise_has_mean_zero_and_variance_two_scale_squared():
+    # n = 200,000 draws, scale b = 2/0.5 = 4, variance 2 b^2 = 32. SE(mean) = sqrt(32/n);
+    # SE(sample variance) = sqrt((mu4 - sigma^4)/n) = b^2 sqrt(20/n) (mu4 = 24 b^4).
+    # 6 SE each: false failure ~ 4e-9. A scale off by 2 (variance x4 or /4) fails.
+    n, b = 200_000, 4.0
+    noise = laplace_mechanism(np.full(n, 5.0), sensitivity=2, epsilon=0.5, rng=1) - 5.0
+    assert abs(noise.mean()) < 6 * math.sqrt(2 * b**2 / n)
+    assert abs(noise.var() - 2 * b**2) < 6 * b**2 * math.sqrt(20 / n)
+
+
+def test_laplace_preserves_shape_and_returns_float_for_scalars():
+    assert isinstance(laplace_mechanism(3, 1, 1.0, rng=0), float)
+    out = laplace_mechanism(np.zeros((3, 4)), 1, 1.0, rng=0)
+    assert out.shape == (3, 4) and out.dtype == float
+    assert len(np.unique(out)) == 12  # independent noise per coordinate
+
+
+def test_laplace_samples_follow_the_laplace_cdf_ks():
+    # n = 20,000; KS test against Lap(1.5/0.75 = 2): a correct sampler fails w.p. 1e-6.
+    # The same test rejects scale 4 (the classic "sensitivity*epsilon" slip) decisively.
+    samples = laplace_mechanism(np.zeros(20_000), 1.5, 0.75, rng=2)
+    assert stats.kstest(samples, stats.laplace(scale=2.0).cdf).pvalue > P_MIN
+    assert stats.kstest(samples, stats.laplace(scale=4.0).cdf).pvalue < P_MIN
+    assert stats.kstest(samples, stats.laplace(scale=1.0).cdf).pvalue < P_MIN
+
+
+def test_laplace_density_ratio_on_neighbours_is_at_most_e_epsilon():
+    # f(D) and f(D') at L1 distance exactly Δ; the ratio of output densities on a grid.
+    delta, eps = 2.0, 0.7
+    grid = np.linspace(-20, 20, 4001)
+    ratio = stats.laplace.pdf(grid, loc=0.0, scale=delta / eps) / \
+        stats.laplace.pdf(grid, loc=delta, scale=delta / eps)
+    assert ratio.max() <= math.exp(eps) * (1 + 1e-12)
+    assert ratio.max() == pytest.approx(math.exp(eps))  # attained: the bound is tight
+    # two coordinates, ||f(D) - f(D')||_1 = Δ split as (0.6 Δ, 0.4 Δ)
+    x, y = np.meshgrid(grid[::20], grid[::20])
+    dens = lambda cx, cy: (stats.laplace.pdf(x, cx, delta / eps)
+                           * stats.laplace.pdf(y, cy, delta / eps))
+    assert (dens(0, 0) / dens(0.6 * delta, 0.4 * delta)).max() <= math.exp(eps) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(value=1.0, sensitivity=0, epsilon=1), ValueError, "sensitivity"),
+    (dict(value=1.0, sensitivity=-1, epsilon=1), ValueError, "sensitivity"),
+    (dict(value=1.0, sensitivity=1, epsilon=0), ValueError, "epsilon"),
+    (dict(value=1.0, sensitivity=1, epsilon=math.inf), ValueError, "epsilon"),
+    (dict(value=math.nan, sensitivity=1, epsilon=1), ValueError, "value"),
+    (dict(value=[1.0, math.inf], sensitivity=1, epsilon=1), ValueError, "value"),
+    (dict(value="3", sensitivity=1, epsilon=1), TypeError, "value"),
+    (dict(value=1.0, sensitivity="1", epsilon=1), TypeError, "sensitivity"),
+])
+def test_laplace_rejects_bad_input_naming_the_parameter(kwargs, error, match):
+    with pytest.raises(error, match=rf"\b{match}\b"):  # the parameter, as a word
+        laplace_mechanism(**kwargs)
+
+
+# ------------------------------------------------------------------------- geometric
+
+def test_discrete_laplace_pmf_sums_to_one():
+    for scale in (0.3, 1.0, 2.5, 40.0):
+        k = np.arange(-5000, 5001)
+        assert discrete_laplace_pmf(k, scale).sum() == pytest.approx(1.0, rel=1e-12)
+
+
+def test_discrete_laplace_pmf_ratio_at_neighbouring_values_is_e_to_epsilon_over_delta():
+    delta, eps = 3, 0.8
+    k = np.arange(0, 50)
+    ratio = discrete_laplace_pmf(k, delta / eps) / discrete_laplace_pmf(k + 1, delta / eps)
+    np.testing.assert_allclose(ratio, math.exp(eps / delta), rtol=1e-12)
+    # the mechanism on values v and v + Δ: every output's probability ratio <= e^eps
+    y = np.arange(-60, 61)
+    ratio = discrete_laplace_pmf(y, delta / eps) / discrete_laplace_pmf(y - delta, delta / eps)
+    assert ratio.max() == pytest.approx(math.exp(eps), rel=1e-12)
+    assert ratio.max() <= math.exp(eps) * (1 + 1e-12)
+
+
+def test_discrete_laplace_pmf_matches_closed_form_at_zero():
+    a = math.exp(-1 / 2.0)
+    assert discrete_laplace_pmf(0, 2.0) == pytest.approx((1 - a) / (1 + a), rel=1e-14)
+    assert discrete_laplace_pmf(-3, 2.0) == pytest.approx((1 - a) / (1 + a) * a**3, rel=1e-14)
+
+
+def test_geometric_fast_sampler_matches_the_exact_pmf_chi_square():
+    # n = 200,000 draws at Δ = 2, ε = 1 (scale 2), cells -15..15 plus the tails;
+    # p-value threshold 1e-6 = false-failure probability. Scale 1 or 4 would fail.
+    n, delta, eps = 200_000, 2, 1.0
+    noise = geometric_mechanism(np.full(n, 7), delta, eps, rng=3) - 7
+    support = np.arange(-15, 16)
+    assert chi_square_p_value(noise, discrete_laplace_pmf(support, delta / eps), support) > P_MIN
+    assert chi_square_p_value(noise, discrete_laplace_pmf(support, 1.0), support) < P_MIN
+    assert chi_square_p_value(noise, discrete_laplace_pmf(support, 4.0), support) < P_MIN
+
+
+def test_exact_reference_sampler_matches_the_pmf_chi_square():
+    # n = 4,000 exact draws each at scale 2 and at scale 1/0.3 (a float: an exact binary
+    # Fraction); p-value threshold 1e-6.
+    for scale, seed in ((Fraction(2), 4), (1 / 0.3, 5)):
+        samples = sample_discrete_laplace_exact(scale, rng=seed, size=4_000)
+        support = np.arange(-10, 11)
+        assert chi_square_p_value(samples, discrete_laplace_pmf(support, float(scale)),
+                                  support) > P_MIN
+
+
+def test_exact_sampler_handles_scales_below_one():
+    # scale 1/3: P(0) = tanh(3/2) ~ 0.905; n = 3,000, p-value threshold 1e-6
+    samples = sample_discrete_laplace_exact(Fraction(1, 3), rng=6, size=3_000)
+    support = np.arange(-3, 4)
+    assert chi_square_p_value(samples, discrete_laplace_pmf(support, 1 / 3), support) > P_MIN
+
+
+def test_geometric_mechanism_exact_and_fast_give_integers_of_the_same_shape():
+    for exact in (False, True):
+        assert isinstance(geometric_mechanism(5, 1, 1.0, rng=0, exact=exact), int)
+        out = geometric_mechanism(np.arange(6).reshape(2, 3), 1, 1.0, rng=0, exact=exact)
+        assert out.shape == (2, 3) and out.dtype == np.int64
+
+
+def test_geometric_mechanism_exact_path_has_the_discrete_laplace_law():
+    # n = 3,000 draws through geometric_mechanism(exact=True), Δ = 1, ε = 0.5; threshold 1e-6
+    noise = geometric_mechanism(np.zeros(3_000, dtype=int), 1, 0.5, rng=7, exact=True)
+    support = np.arange(-10, 11)
+    assert chi_square_p_value(noise, discrete_laplace_pmf(support, 2.0), support) > P_MIN
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(value=2.5, sensitivity=1, epsilon=1), ValueError, "value"),
+    (dict(value=2, sensitivity=1.5, epsilon=1), TypeError, "sensitivity"),
+    (dict(value=2, sensitivity=0, epsilon=1), ValueError, "sensitivity"),
+    (dict(value=2, sensitivity=1, epsilon=-1), ValueError, "epsilon"),
+])
+def test_geometric_rejects_bad_input_naming_the_parameter(kwargs, error, match):
+    with pytest.raises(error, match=rf"\b{match}\b"):  # the parameter, as a word
+        geometric_mechanism(**kwargs)
+
+
+def test_discrete_laplace_helpers_reject_bad_scale_and_k():
+    with pytest.raises(ValueError, match="scale"):
+        sample_discrete_laplace_exact(0)
+    with pytest.raises(ValueError, match="scale"):
+        discrete_laplace_pmf(0, -1.0)
+    with pytest.raises(ValueError, match="k"):
+        discrete_laplace_pmf(0.5, 1.0)
+
+
+# ------------------------------------------------------------------------- exponential
+
+def test_exponential_probabilities_are_exact_for_a_small_case():
+    # ε = 2, Δ = 1: weights exp(2 q / 2) = e^q
+    p = exponential_mechanism_probabilities([0, 1, 2], sensitivity=1, epsilon=2)
+    np.testing.assert_allclose(p, np.exp([0, 1, 2]) / np.exp([0, 1, 2]).sum(), rtol=1e-14)
+    # monotone: weights exp(ε q / Δ) = e^{2q}
+    p = exponential_mechanism_probabilities([0, 1, 2], sensitivity=1, epsilon=2, monotone=True)
+    np.testing.assert_allclose(p, np.exp([0, 2, 4]) / np.exp([0, 2, 4]).sum(), rtol=1e-14)
+
+
+def max_log_ratio(p, q):
+    return float(np.max(np.abs(np.log(p) - np.log(q))))
+
+
+def test_exponential_mechanism_is_epsilon_dp_on_random_neighbouring_scores():
+    # neighbouring utilities: each score moves by at most Δ, in any direction
+    rng = np.random.default_rng(8)
+    delta, eps = 1.5, 0.9
+    for _ in range(500):
+        scores = rng.normal(0, 5, size=rng.integers(2, 12))
+        moved = scores + rng.uniform(-delta, delta, size=len(scores))
+        loss = max_log_ratio(exponential_mechanism_probabilities(scores, delta, eps),
+                             exponential_mechanism_probabilities(moved, delta, eps))
+        assert loss <= eps + 1e-12
+
+
+def test_monotone_option_is_epsilon_dp_when_all_scores_move_the_same_way():
+    rng = np.random.default_rng(9)
+    delta, eps = 1.0, 0.9
+    for _ in range(500):
+        scores = rng.normal(0, 5, size=rng.integers(2, 12))
+        moved = scores + rng.choice([-1, 1]) * rng.uniform(0, delta, size=len(scores))
+        loss = max_log_ratio(exponential_mechanism_probabilities(scores, delta, eps, True),
+                             exponential_mechanism_probabilities(moved, delta, eps, True))
+        assert loss <= eps + 1e-12
+
+
+def test_seed_002_factor_without_the_2_exceeds_epsilon_on_a_non_monotone_utility():
+    # Seed 002's exp(u ε / Δu) is our monotone=True. Neighbours: candidate 0 gains Δ while
+    # the m others lose Δ. The ratio at candidate 0 is e^ε (1 + m e^ε)/(e^ε + m) -> e^{2ε}.
+    delta, eps, m = 1.0, 1.0, 1000
+    before = np.array([0.0] + [1.0] * m)
+    after = np.array([1.0] + [0.0] * m)
+    seed_002 = max_log_ratio(exponential_mechanism_probabilities(before, delta, eps, True),
+                             exponential_mechanism_probabilities(after, delta, eps, True))
+    expected = eps + math.log((1 + m * math.exp(eps)) / (math.exp(eps) + m))
+    assert seed_002 == pytest.approx(expected, rel=1e-9)
+    assert seed_002 > 1.9 * eps  # close to 2ε, far above ε
+    corrected = max_log_ratio(exponential_mechanism_probabilities(before, delta, eps),
+                              exponential_mechanism_probabilities(after, delta, eps))
+    assert corrected <= eps + 1e-12
+
+
+def test_exponential_probabilities_are_stable_for_huge_scores():
+    p = exponential_mechanism_probabilities([1e6, -1e6, 1e6 - 2], sensitivity=1, epsilon=1)
+    assert np.all(np.isfinite(p)) and p.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(p, [1 / (1 + math.exp(-1)), 0.0, math.exp(-1) / (1 + math.exp(-1))])
+    p = exponential_mechanism_probabilities([1e308, -1e308], sensitivity=1, epsilon=10)
+    np.testing.assert_array_equal(p, [1.0, 0.0])
+    p = exponential_mechanism_probabilities([-1e6, -1e6], sensitivity=1, epsilon=1)
+    np.testing.assert_allclose(p, [0.5, 0.5])
+
+
+def test_exponential_mechanism_sample_frequencies_match_the_probabilities():
+    # n = 20,000 draws over 4 candidates; chi-square p-value threshold 1e-6
+    candidates, scores = ["a", "b", "c", "d"], [0.0, 1.0, 3.0, 2.5]
+    p = exponential_mechanism_probabilities(scores, 1, 1.0)
+    rng = np.random.default_rng(10)
+    draws = [exponential_mechanism(candidates, scores, 1, 1.0, rng=rng) for _ in range(20_000)]
+    observed = np.array([draws.count(c) for c in candidates])
+    assert stats.chisquare(observed, p * len(draws)).pvalue > P_MIN
+
+
+def test_exponential_mechanism_returns_the_candidate_itself():
+    assert exponential_mechanism([("x", 1)], [3.0], 1, 1.0, rng=0) == ("x", 1)
+    assert exponential_mechanism(range(10, 13), [0, 0, 1e9], 1, 1.0, rng=0) == 12
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((["a", "b"], [1.0], 1, 1), ValueError, "same length"),
+    (([], [], 1, 1), ValueError, "scores"),
+    ((["a", "b"], [1.0, math.nan], 1, 1), ValueError, "scores"),
+    ((["a"], [1.0], 0, 1), ValueError, "sensitivity"),
+    ((["a"], [1.0], 1, 0), ValueError, "epsilon"),
+    ((["a"], [[1.0]], 1, 1), ValueError, "scores"),
+    ((5, [1.0], 1, 1), TypeError, "candidates"),
+    (("ab", [1.0, 2.0], 1, 1), TypeError, "candidates"),
+])
+def test_exponential_mechanism_rejects_bad_input_naming_the_parameter(args, error, match):
+    with pytest.raises(error, match=rf"\b{match}\b"):  # the parameter, as a word
+        exponential_mechanism(*args)
+
+
+# ------------------------------------------------------------------------- randomized response
+
+def test_rr_fair_bias_gives_ratio_three_and_ln3():
+    rr = RandomizedResponse(0.5)
+    assert rr.report_distribution(0) == {-1: 0.25, 1: 0.75}
+    assert rr.report_distribution(1) == {-1: 0.75, 1: 0.25}
+    assert rr.report_distribution(0)[1] / rr.report_distribution(1)[1] == pytest.approx(3.0)
+    assert rr.epsilon == pytest.approx(math.log(3), rel=1e-14)
+
+
+@pytest.mark.parametrize("bias", [0.01, 0.1, 0.5, 0.9, 0.999])
+def test_rr_epsilon_is_the_max_log_ratio_of_the_report_distributions(bias):
+    rr = RandomizedResponse(bias)
+    d0, d1 = rr.report_distribution(0), rr.report_distribution(1)
+    assert rr.epsilon == pytest.approx(max(abs(math.log(d0[y] / d1[y])) for y in (-1, 1)))
+    assert RandomizedResponse.from_epsilon(rr.epsilon).bias == pytest.approx(bias)
+
+
+def test_rr_epsilon_is_two_bias_to_first_order_as_in_seed_004():
+    for bias in (1e-2, 1e-3):
+        assert abs(RandomizedResponse(bias).epsilon - 2 * bias) < bias**3  # 2b³/3 + ...
+
+
+def test_rr_reports_follow_the_report_distribution():
+    # n = 100,000 reports per bit; SE of a frequency <= 0.5/sqrt(n); 6 SE: false failure 4e-9
+    rr, n = RandomizedResponse(0.3), 100_000
+    for bit in (0, 1):
+        reports = rr.randomize(np.full(n, bit), rng=11 + bit)
+        assert set(np.unique(reports)) <= {-1, 1} and reports.dtype == np.int64
+        assert abs(np.mean(reports == 1) - rr.report_distribution(bit)[1]) < 6 * 0.5 / math.sqrt(n)
+
+
+def test_rr_estimate_is_unbiased_and_its_std_matches_the_formula():
+    # reps = 10,000 runs of n = 1,000 parties (300 ones), bias 0.5 (std = 27.4).
+    # Mean: 6 SE = 6 std/sqrt(reps) = 1.64. Std: SE(sample std) ~ std/sqrt(2 reps), 6 SE =
+    # 4.2%; false failure ~ 4e-9. Dropping sqrt(1 - b^2) (13% off) or the 2 in 1/(2b) fails.
+    rr, n, reps = RandomizedResponse(0.5), 1_000, 10_000
+    bits = np.zeros(n, dtype=int)
+    bits[:300] = 1
+    estimates = rr.estimate(rr.randomize(np.broadcast_to(bits, (reps, n)), rng=13))
+    assert estimates.shape == (reps,)
+    assert abs(estimates.mean() - 300) < 6 * rr.std(n) / math.sqrt(reps)
+    assert abs(estimates.std(ddof=1) / rr.std(n) - 1) < 6 / math.sqrt(2 * reps)
+
+
+def test_rr_std_formula_matches_seed_004():
+    assert RandomizedResponse(0.2).std(400) == pytest.approx(math.sqrt(0.96 * 400) / 0.4)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: RandomizedResponse(0), ValueError, "bias"),
+    (lambda: RandomizedResponse(1), ValueError, "bias"),
+    (lambda: RandomizedResponse(-0.2), ValueError, "bias"),
+    (lambda: RandomizedResponse("0.5"), TypeError, "bias"),
+    (lambda: RandomizedResponse(0.5).randomize([0, 2, 1]), ValueError, "bits"),
+    (lambda: RandomizedResponse(0.5).randomize([]), ValueError, "bits"),
+    (lambda: RandomizedResponse(0.5).estimate([1, 0, -1]), ValueError, "reports"),
+    (lambda: RandomizedResponse(0.5).estimate([]), ValueError, "reports"),
+    (lambda: RandomizedResponse(0.5).std(0), ValueError, "n"),
+    (lambda: RandomizedResponse(0.5).report_distribution(2), ValueError, "bit"),
+])
+def test_rr_rejects_bad_input_naming_the_parameter(call, error, match):
+    with pytest.raises(error, match=rf"\b{match}\b"):  # the parameter, as a word
+        call()
+
+
+def test_rr_accepts_boolean_bits():
+    reports = RandomizedResponse(0.5).randomize(np.array([True, False, True]), rng=0)
+    assert set(reports.tolist()) <= {-1, 1}
+
+
+# ------------------------------------------------------------------------- Warner
+
+def test_warner_fair_coins_give_ln3():
+    assert warner_epsilon(0.5) == pytest.approx(math.log(3), rel=1e-14)
+    assert warner_epsilon(0.2) == pytest.approx(RandomizedResponse(0.2).epsilon)
+
+
+def test_warner_reports_the_truth_with_probability_three_quarters():
+    # n = 100,000 per bit; P(report = x) = 3/4, SE = sqrt(3/16/n); 6 SE: false failure 4e-9
+    n = 100_000
+    for bit in (0, 1):
+        reports = warner_response(np.full(n, bit), rng=20 + bit)
+        assert set(np.unique(reports)) <= {0, 1}
+        assert abs(np.mean(reports == bit) - 0.75) < 6 * math.sqrt(3 / 16 / n)
+
+
+def test_warner_estimate_is_unbiased_with_std_sqrt_1_minus_p2_n_over_2p():
+    # reps = 10,000 runs of n = 1,000 (600 ones), p = 0.4; 6 SE as for RR: false failure 4e-9
+    n, reps, p = 1_000, 10_000, 0.4
+    bits = (np.arange(n) < 600).astype(int)
+    estimates = warner_estimate(warner_response(np.broadcast_to(bits, (reps, n)), rng=22,
+                                                truth_probability=p), truth_probability=p)
+    std = math.sqrt((1 - p**2) * n) / (2 * p)
+    assert abs(estimates.mean() - 600) < 6 * std / math.sqrt(reps)
+    assert abs(estimates.std(ddof=1) / std - 1) < 6 / math.sqrt(2 * reps)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: warner_response([0, 1], truth_probability=1.0), ValueError, "truth_probability"),
+    (lambda: warner_response([0, 1], truth_probability=0), ValueError, "truth_probability"),
+    (lambda: warner_response([0, 3]), ValueError, "bits"),
+    (lambda: warner_response([]), ValueError, "bits"),
+    (lambda: warner_estimate([0, -1]), ValueError, "reports"),
+    (lambda: warner_estimate([]), ValueError, "reports"),
+    (lambda: warner_epsilon(1.5), ValueError, "truth_probability"),
+])
+def test_warner_rejects_bad_input_naming_the_parameter(call, error, match):
+    with pytest.raises(error, match=rf"\b{match}\b"):  # the parameter, as a word
+        call()
+
+
+def test_same_seed_same_output_and_no_global_state():
+    np.random.seed(0)
+    before = np.random.random()
+    np.random.seed(0)
+    a = laplace_mechanism(np.zeros(5), 1, 1, rng=42)
+    b = laplace_mechanism(np.zeros(5), 1, 1, rng=42)
+    np.testing.assert_array_equal(a, b)
+    geometric_mechanism([1, 2], 1, 1.0, rng=1)
+    RandomizedResponse(0.5).randomize([0, 1], rng=1)
+    warner_response([0, 1], rng=1)
+    exponential_mechanism(["a", "b"], [1, 2], 1, 1, rng=1)
+    assert np.random.random() == before  # the global stream was not advanced

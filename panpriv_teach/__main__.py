@@ -49,8 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _missing(paths) -> list:
-    return [p for p in paths if not Path(p).is_file()]
+def _all_exist(paths) -> bool:
+    """True when every notebook exists; otherwise says which do not."""
+    missing = [p for p in paths if not Path(p).is_file()]
+    if missing:
+        print(f"error: no such notebook: {', '.join(missing)}", file=sys.stderr)
+    return not missing
 
 
 def _generate(args) -> int:
@@ -88,9 +92,7 @@ def _stale(args) -> int:
 
 def _execute(args) -> int:
     from panpriv_teach.notebooks import execute
-    missing = _missing(args.notebooks)
-    if missing:
-        print(f"error: no such notebook: {', '.join(missing)}", file=sys.stderr)
+    if not _all_exist(args.notebooks):
         return USAGE_ERROR
     try:
         execute(args.notebooks, timeout=args.timeout)
@@ -105,9 +107,7 @@ def _execute(args) -> int:
 
 def _check(args) -> int:
     from panpriv_teach.notebooks import score
-    missing = _missing(args.notebooks)
-    if missing:
-        print(f"error: no such notebook: {', '.join(missing)}", file=sys.stderr)
+    if not _all_exist(args.notebooks):
         return USAGE_ERROR
     ok = True
     for index, path in enumerate(args.notebooks):

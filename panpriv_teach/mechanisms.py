@@ -242,8 +242,18 @@ class RandomizedResponse:
     epsilon = ln((1 + bias)/(1 - bias)) = 2 artanh(bias) = 2 bias + O(bias^3), the exact
     value of 004 Thm 2's "2 epsilon + O(epsilon^2)". bias = 1/2 is Warner's protocol with
     fair coins (`warner_response`): epsilon = ln 3.
-    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (004 §1).
+    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (004 §1), of order
+    sqrt(n)/epsilon: optimal for local mechanisms up to constants (004 §1, the Omega(sqrt(n)/
+    epsilon) lower bound), against the constant sqrt(2)/epsilon of the central Laplace mechanism.
     Naming: the seed calls the bias epsilon; here it is `bias`, and `.epsilon` is the privacy.
+    Corrections: 004 Thm 2 gives the privacy as 2 bias + O(bias^2); the exact value above is
+    2 bias + (2/3) bias^3 + ..., so the error term is even O(bias^3) (tests check both).
+    004 then compares with "the standard deviation of the Laplace mechanism is 1/(2 epsilon) for
+    privacy parameter 2 epsilon": 1/(2 epsilon) is the SCALE of Lap(1/(2 epsilon)); its standard
+    deviation is sqrt(2)/(2 epsilon). The sqrt(n) conclusion stands; the constant is off by sqrt(2).
+    Seed 002's "expected error sqrt(2)/ln 3" for the Laplace mechanism is likewise its standard
+    deviation (E|Lap(1/epsilon)| = 1/epsilon).
+    Vectorised: `randomize` and `estimate` work on arrays of any shape (last axis = parties).
     """
 
     def __init__(self, bias):
@@ -254,7 +264,11 @@ class RandomizedResponse:
     @classmethod
     def from_epsilon(cls, epsilon):
         """The RR whose privacy is exactly `epsilon`: bias = tanh(epsilon/2)."""
-        return cls(math.tanh(require_epsilon(epsilon) / 2))
+        bias = math.tanh(require_epsilon(epsilon) / 2)
+        if bias >= 1.0:
+            raise ValueError(f"epsilon must be below about 38 (the bias tanh(epsilon/2) rounds "
+                             f"to 1 in floating point: RR would report the truth); got {epsilon!r}")
+        return cls(bias)
 
     @property
     def epsilon(self) -> float:
@@ -266,6 +280,15 @@ class RandomizedResponse:
         bit = require_int("bit", bit, low=0, high=1)
         p_one = (1 + self.bias) / 2 if bit == 0 else (1 - self.bias) / 2
         return {-1: 1 - p_one, 1: p_one}
+
+    def report(self, bit, rng=None) -> int:
+        """The local algorithm M_i of one party, literally as in 004 §1: sample N_i in {-1, 1}
+        with P(N_i = 1) = (1 + bias)/2 and output N_i (-1)^{x_i}. Slow; `randomize` is the
+        vectorised version (one independent N_i per party, so the laws agree)."""
+        bit = require_int("bit", bit, low=0, high=1)
+        rng = as_rng(rng)
+        n_i = 1 if rng.random() < (1 + self.bias) / 2 else -1
+        return n_i * (-1) ** bit
 
     def randomize(self, bits, rng=None) -> np.ndarray:
         """The reports M_i = N_i (-1)^{x_i} (int array of ±1, the shape of `bits`; any shape)."""
@@ -285,6 +308,10 @@ class RandomizedResponse:
         n = reports.shape[-1]
         estimates = n / 2 - reports.sum(axis=-1) / (2 * self.bias)
         return float(estimates) if reports.ndim <= 1 else estimates
+
+    def variance(self, n) -> float:
+        """Variance of `estimate` on n parties: (1 - bias^2) n / (2 bias)^2 (004 §1)."""
+        return self.std(n) ** 2
 
     def std(self, n) -> float:
         """Standard deviation of `estimate` on n parties: sqrt((1 - bias^2) n)/(2 bias).
@@ -312,11 +339,16 @@ def warner_epsilon(truth_probability=0.5) -> float:
 def warner_response(bits, rng=None, truth_probability=0.5) -> np.ndarray:
     """Warner's randomized response as in Dwork 2011 (seed 002, "randomized response").
 
-    Each respondent flips a coin: with probability `truth_probability` (p) she reports her
-    bit, otherwise a fresh fair coin. Returns the 0/1 reports (int array, shape of `bits`).
-    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`); ln 3 for fair coins.
-    Accuracy: see `warner_estimate`. It is `RandomizedResponse(bias=p)` with bits
-    reported as 0/1 instead of ±1.
+    Seed 002's protocol (after Warner 1965): flip a fair coin; heads, answer with a second
+    fair coin; tails, answer truthfully. In general the first coin says "truth" with
+    probability `truth_probability` (p; seed 002's is 1/2), otherwise a fresh fair coin is
+    reported. Returns the 0/1 reports (int array, shape of `bits`; any shape).
+    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`; 004 Def 1, any two values of one
+    respondent's bit); ln 3 for fair coins. Only the reports leave the respondent, so they can
+    be published: the curator need not be trusted.
+    Accuracy: see `warner_estimate`: unbiased, error Theta(sqrt(n)) (002).
+    It is `RandomizedResponse(bias=p)` with the report r in {0, 1} in place of M = 1 - 2r:
+    P(r = x) = (1 + p)/2 = P(N = 1).
     """
     p = require_probability("truth_probability", truth_probability)
     bits = require_array("bits", bits, allowed={0, 1}, nonempty=True)

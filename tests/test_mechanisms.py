@@ -335,6 +335,95 @@ def test_rr_rejects_bad_input_naming_the_parameter(call, error, match):
         call()
 
 
+def test_rr_epsilon_equals_the_exact_epsilon_of_the_joint_release_on_neighbouring_databases():
+    # 004 Def 1 by enumeration: n = 3 parties, every database in {0,1}^3 and every neighbour
+    # (one party's bit changed); the joint law of the 8 possible report vectors is a product.
+    import itertools
+    from panpriv_teach.audit import exact_epsilon
+    for bias in (0.1, 0.5, 0.8):
+        rr = RandomizedResponse(bias)
+        outputs = list(itertools.product((-1, 1), repeat=3))
+
+        def joint(x):
+            return [math.prod(rr.report_distribution(b)[y] for b, y in zip(x, ys)) for ys in outputs]
+
+        worst = 0.0
+        for x in itertools.product((0, 1), repeat=3):
+            for i in range(3):
+                neighbour = list(x)
+                neighbour[i] = 1 - neighbour[i]
+                worst = max(worst, exact_epsilon(joint(x), joint(neighbour)))
+        assert worst == pytest.approx(rr.epsilon, rel=1e-12)
+
+
+def test_rr_audit_stays_below_epsilon_and_flags_a_too_weak_randomizer():
+    # 200,000 reports per input of one party. The Clopper–Pearson lower bound exceeds the
+    # true ε with probability <= 5 % by construction; the seeds are fixed, so the outcome is
+    # deterministic. A RR with bias 0.8 yields ln 9 = 2.20 while claiming ln 3 = 1.10; at this
+    # size the bound lands within ~0.05 of the truth, so it clears ln 3 + 0.5 by far.
+    from panpriv_teach.audit import estimate_epsilon
+    rr, n = RandomizedResponse(0.5), 200_000
+    honest = estimate_epsilon(rr.randomize(np.zeros(n, int), rng=30),
+                              rr.randomize(np.ones(n, int), rng=31), rng=32)
+    assert honest.epsilon_lower <= rr.epsilon
+    weak = RandomizedResponse(0.8)  # claims ln 3 but yields ln 9
+    broken = estimate_epsilon(weak.randomize(np.zeros(n, int), rng=33),
+                              weak.randomize(np.ones(n, int), rng=34), rng=35)
+    assert broken.epsilon_lower > rr.epsilon + 0.5
+
+
+def test_rr_report_of_one_party_has_the_law_of_randomize():
+    # 20,000 calls of the slow per-party `report` per bit; frequency of +1 within 6 SE
+    # (SE <= 0.5/sqrt(n)) of (1 ± b)/2: false failure 4e-9. Mixing up the sign fails.
+    rr, n = RandomizedResponse(0.4), 20_000
+    rng = np.random.default_rng(36)
+    for bit in (0, 1):
+        reports = np.array([rr.report(bit, rng) for _ in range(n)])
+        assert set(np.unique(reports)) <= {-1, 1}
+        assert abs(np.mean(reports == 1) - rr.report_distribution(bit)[1]) < 6 * 0.5 / math.sqrt(n)
+
+
+@pytest.mark.parametrize("n, bias", [(10, 0.9), (100, 0.5), (1_000, 0.1), (10_000, 0.3)])
+def test_rr_estimate_is_unbiased_with_variance_1_minus_b2_n_over_4b2(n, bias):
+    # reps = 4,000 runs on a database with n // 3 ones. Mean within 6 SE = 6 std/sqrt(reps).
+    # Sample std: SE(s)/std = (1/2) sqrt((2 + kappa)/reps), kappa = the excess kurtosis of the
+    # estimate = (1 - 6 P Q)/(P Q n), P Q = (1 - b^2)/4 (a sum of n two-point variables);
+    # 6 SE (6.7 % ... 8.9 %): false failure ~ 4e-9 per case. Caught: a missing 2 in 1/(2b)
+    # (100 % off), 1/b^2 or 1/sqrt(b) scalings, sqrt(n) in place of n, and a missing
+    # sqrt(1 - b^2) at b = 0.9 (129 % off) and b = 0.5 (15 %); at b <= 0.3 it is within noise.
+    reps = 4_000
+    rr = RandomizedResponse(bias)
+    bits = (np.arange(n) < n // 3).astype(int)
+    rng = np.random.default_rng(40 + n)
+    estimates = np.concatenate([rr.estimate(rr.randomize(np.broadcast_to(bits, (500, n)), rng))
+                                for _ in range(reps // 500)])   # in blocks: bounded memory
+    pq = (1 - bias**2) / 4
+    kappa = (1 - 6 * pq) / (pq * n)
+    assert abs(estimates.mean() - n // 3) < 6 * rr.std(n) / math.sqrt(reps)
+    assert abs(estimates.std(ddof=1) / rr.std(n) - 1) < 6 * 0.5 * math.sqrt((2 + kappa) / reps)
+    assert rr.variance(n) == pytest.approx((1 - bias**2) * n / (4 * bias**2))
+
+
+def test_rr_error_grows_like_sqrt_n_not_like_a_constant_or_n():
+    # RMS error at n = 100 and n = 10,000 (b = 0.5), 3,000 runs each: SE of each RMS ~
+    # 1.3 % (kappa <= 0.04), so the ratio is 10 within 6 * 1.9 % = 11 %: false failure ~4e-9.
+    # A constant error (ratio 1) or an error linear in n (ratio 100) fails.
+    rr, reps = RandomizedResponse(0.5), 3_000
+    rms = {}
+    for n in (100, 10_000):
+        bits = (np.arange(n) % 4 == 0).astype(int)
+        errors = rr.estimate(rr.randomize(np.broadcast_to(bits, (reps, n)), rng=50 + n)) - bits.sum()
+        rms[n] = math.sqrt(np.mean(errors**2))
+        assert abs(rms[n] / math.sqrt(n) / (rr.std(n) / math.sqrt(n)) - 1) < 6 * 0.0131
+    assert abs(rms[10_000] / rms[100] / 10 - 1) < 0.11
+
+
+def test_rr_from_epsilon_rejects_epsilon_too_large_for_floating_point():
+    with pytest.raises(ValueError, match=r"\bepsilon\b"):
+        RandomizedResponse.from_epsilon(50.0)
+    assert RandomizedResponse.from_epsilon(math.log(3)).bias == pytest.approx(0.5)
+
+
 def test_rr_accepts_boolean_bits():
     reports = RandomizedResponse(0.5).randomize(np.array([True, False, True]), rng=0)
     assert set(reports.tolist()) <= {-1, 1}
@@ -365,6 +454,19 @@ def test_warner_estimate_is_unbiased_with_std_sqrt_1_minus_p2_n_over_2p():
     std = math.sqrt((1 - p**2) * n) / (2 * p)
     assert abs(estimates.mean() - 600) < 6 * std / math.sqrt(reps)
     assert abs(estimates.std(ddof=1) / std - 1) < 6 / math.sqrt(2 * reps)
+
+
+def test_warner_report_is_rr_report_with_r_equal_to_1_minus_m_over_2():
+    # the same law: P(r = 1 | x) for Warner equals P(M = -1 | x) for RR with bias p.
+    # n = 100,000 per bit, two independent frequencies, 6 SE of their difference:
+    # false failure 4e-9.
+    n, p = 100_000, 0.3
+    rr = RandomizedResponse(p)
+    for bit in (0, 1):
+        warner = warner_response(np.full(n, bit), rng=60 + bit, truth_probability=p)
+        rr_reports = rr.randomize(np.full(n, bit), rng=62 + bit)
+        assert abs(warner.mean() - np.mean((1 - rr_reports) // 2)) < 6 * math.sqrt(2 * 0.25 / n)
+        assert rr.report_distribution(bit)[-1] == pytest.approx(p * bit + (1 - p) / 2)
 
 
 @pytest.mark.parametrize("call, error, match", [

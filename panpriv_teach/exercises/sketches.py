@@ -1,0 +1,268 @@
+"""Checkers for module 06, sketches on fully dynamic streams (seed 001, §2.4 and §3).
+
+Each checker is seeded and statistical where the answer is random; tolerances are at least
+6 standard errors (or goodness-of-fit p-values of 1e-7), so a correct answer fails with
+probability below 1e-6.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
+                                             exercise, expect_uses_rng)
+from panpriv_teach.stable import stable_sample, stable_scale_factor
+
+P_MIN = 1e-7   # goodness-of-fit threshold: a correct sampler fails w.p. 1e-7 per test
+
+
+# ---------------------------------------------------------------- 6.1 the CMS sampler
+def _draws(sampler, p, n, rng):
+    return as_array(call(sampler, p, n, rng=rng), f"stable_sample({p:g}, {n})", shape=(n,))
+
+
+@exercise("6.1", "Sampling p-stable laws (Chambers–Mallows–Stuck)")
+def exercise_6_1(stable_sample_answer):
+    expect_uses_rng(stable_sample_answer, 1.0, 5,
+                    convert=lambda x: as_array(x, "stable_sample(1.0, 5)", shape=(5,)))
+    rng = np.random.default_rng(601)
+    n = 5_000
+    cauchy = _draws(stable_sample_answer, 1.0, n, rng)
+    if stats.kstest(cauchy, stats.cauchy.cdf).pvalue < P_MIN:
+        raise ExerciseFailed("at p = 1 your draws are not standard Cauchy: with p = 1 the formula "
+                             "reduces to tan(V) for V uniform on (−π/2, π/2).")
+    for p in (0.5, 1.5):   # two-sample KS, 20,000 draws against 40,000 reference draws
+        draws = _draws(stable_sample_answer, p, 20_000, rng)
+        reference = stable_sample(p, 40_000, np.random.default_rng(6010 + int(10 * p)))
+        if stats.ks_2samp(draws, reference).pvalue < P_MIN:
+            raise ExerciseFailed(f"at p = {p:g} your draws do not follow S({p:g}) (median |X| = "
+                                 f"{np.median(np.abs(draws)):.3g}, the law has "
+                                 f"{np.median(np.abs(reference)):.3g}). Check the exponents: 1/p "
+                                 "on cos V and (1 − p)/p on cos((1 − p)V)/W.")
+    gauss = _draws(stable_sample_answer, 2.0, n, rng)
+    if stats.kstest(gauss, stats.norm(scale=math.sqrt(2)).cdf).pvalue < P_MIN:
+        if stats.kstest(gauss, stats.norm.cdf).pvalue > P_MIN:
+            raise ExerciseFailed("at p = 2 your draws look like N(0, 1). The standard 2-stable "
+                                 "law (characteristic function e^(−t²)) is N(0, 2): use the CMS "
+                                 "formula itself rather than rng.normal().")
+        raise ExerciseFailed(f"at p = 2 your draws (variance {gauss.var():.3g}) are not N(0, 2), "
+                             "the law the formula gives.")
+    return "Cauchy at p = 1, N(0, 2) at p = 2, and the right laws at p = 0.5 and 1.5."
+
+
+# ---------------------------------------------------------------- 6.2 median estimator
+def _order_statistic_interval(p, r, eta):
+    """estimate/truth of the median estimator with r entries lies in this interval unless
+    the sample median of r draws of |X_0| leaves its (1/2 ± eta) quantiles (binomial tails)."""
+    law = stats.levy_stable(p, 0.0)
+    q = lambda level: law.ppf(0.5 + level / 2) ** p
+    return q(0.5 - eta) / q(0.5), q(0.5 + eta) / q(0.5)
+
+
+@exercise("6.2", "The median estimator of Σ|a_i|^p")
+def exercise_6_2(median_estimator):
+    rng = np.random.default_rng(602)
+    # r = 20,001 entries, eta = 0.022: a correct estimator leaves the interval (about ±7 %)
+    # w.p. 5e-10 per case (binomial tails of the order statistics of |X_0|).
+    r = 20_001
+    for p, lp in [(1.0, 12.0), (0.5, 40.0), (0.25, 25.0), (2.0, 30.0)]:
+        sketch = lp ** (1 / p) * stable_sample(p, r, rng)
+        estimate = as_real(call(median_estimator, sketch.copy(), p),
+                           f"median_estimator(<sketch of length {r}>, {p:g})")
+        ratio = estimate / lp
+        low, high = _order_statistic_interval(p, r, 0.022)
+        if low < ratio < high:
+            continue
+        sf = stable_scale_factor(p)
+        if estimate < 0:
+            raise ExerciseFailed("your estimate is negative: take |sk_j| (the entries can be "
+                                 "negative) before raising to the power p.")
+        if p != 1 and low < ratio / sf**2 < high:
+            raise ExerciseFailed(f"at p = {p:g} your estimate is about sf(p)² = {sf**2:.3f} times "
+                                 "the truth: you multiplied by sf(p) as Alg 1 prints it. Since "
+                                 "median|sk_j|^p ≈ sf(p)·Σ|a_i|^p, divide by sf(p).")
+        if p != 1 and low < ratio / sf < high:
+            raise ExerciseFailed(f"at p = {p:g} your estimate is sf(p) = {sf:.3f} times the truth: "
+                                 "divide the median by the scale factor sf(p) = median|X_0|^p.")
+        if p != 1 and 0.8 < estimate / lp ** (1 / p) < 1.25:
+            raise ExerciseFailed(f"at p = {p:g} your estimate is near the p-norm "
+                                 "(Σ|a_i|^p)^(1/p), not Σ|a_i|^p: raise |sk_j| to the power p "
+                                 "before taking the median.")
+        raise ExerciseFailed(f"at p = {p:g} the true Σ|a_i|^p is {lp:g} and your estimate is "
+                             f"{estimate:.4g}. Take the median over j of |sk_j|^p, then divide by "
+                             "sf(p) (a mean is ruined by the heavy tails).")
+    return "median_j |sk_j|^p / sf(p) recovers Σ|a_i|^p within a few per cent, for p from 1/4 to 2."
+
+
+# ---------------------------------------------------------------- 6.3 modular update
+@exercise("6.3", "The modular counter update of Alg 2")
+def exercise_6_3(modular_update):
+    rng = np.random.default_rng(603)
+    for trial in range(30):
+        m, tau = int(rng.integers(3, 10)), float(rng.choice([2.0, 3.5, 10.0]))
+        c = rng.uniform(0, 2 * tau, m)
+        w = rng.uniform(1, 2, m)
+        i, d = int(rng.integers(m)), int(rng.choice([-7, -3, -1, 1, 2, 5, 13]))
+        original = c.copy()
+        result = call(modular_update, c, w.copy(), i, d, tau)
+        new = c if result is None else as_array(result, "the new counters", shape=(m,))
+        expected = original.copy()
+        expected[i] = np.mod(original[i] + w[i] * d, 2 * tau)
+        if np.allclose(new, expected, atol=1e-9):
+            continue
+        others = np.arange(m) != i
+        if not np.allclose(new[others], original[others]):
+            raise ExerciseFailed("counters other than c_i changed: an update (i, d) touches "
+                                 "only counter i.")
+        if np.any(new < 0):
+            raise ExerciseFailed("a counter became negative after a deletion: reduce modulo 2τ "
+                                 "into [0, 2τ) (np.mod or Python's %, not math.fmod).")
+        if np.isclose(new[i], np.mod(original[i] + w[i] * d, tau)):
+            raise ExerciseFailed("you reduced modulo τ; Alg 2's counters live modulo 2τ.")
+        if np.isclose(new[i], np.mod(original[i] + d, 2 * tau)):
+            raise ExerciseFailed("the weight w_i is missing: add w_i·d, not d.")
+        if np.isclose(new[i], original[i] + w[i] * d):
+            raise ExerciseFailed("you forgot to reduce modulo 2τ.")
+        raise ExerciseFailed(f"with c_i = {original[i]:.3f}, w_i = {w[i]:.3f}, d = {d}, τ = {tau:g} "
+                             f"your new c_i is {new[i]:.4f}.")
+    return "c_i ← (c_i + w_i·d) mod 2τ, and nothing else moves."
+
+
+# ---------------------------------------------------------------- 6.4 debiasing
+def _right(sigma, m, tau, eps):
+    K = 2 * tau - 1 + math.exp(eps)
+    return (sigma - 2 * tau**2 * m / K) * K / math.expm1(eps) - m / 2
+
+
+_WRONG_DEBIAS = [
+    (lambda s, m, t, e: (s - t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
+     / math.expm1(e) - m / 2,
+     "you subtract τ²m/K as Alg 2 prints it. On the empty stream E[σ] = m·E[𝒩] = "
+     "m(2τ²/K + (e^ε − 1)/(2K)), so the constant is 2τ²m/K: the seed's formula is biased by "
+     "τ²m/(e^ε − 1)."),
+    (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
+     / math.expm1(e),
+     "you forgot the − m/2: each counter's high-density arc [0, 1] has mean 1/2, which adds "
+     "(e^ε − 1)/(2K) per ID."),
+    (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
+     / math.exp(e) - m / 2,
+     "the scale is K/(e^ε − 1), not K/e^ε: the mean of c_i moves with u_i at the rate "
+     "(e^ε − 1)/K (the arc's extra density over the baseline)."),
+]
+
+
+@exercise("6.4", "Debiasing Alg 2")
+def exercise_6_4(debias):
+    rng = np.random.default_rng(604)
+    cases = [(float(rng.uniform(0, 400)), int(rng.integers(10, 200)), float(rng.choice([2.0, 5.0, 12.0])),
+              float(rng.choice([0.3, 1.0, 2.0]))) for _ in range(12)]
+    for sigma, m, tau, eps in cases:
+        got = as_real(call(debias, sigma, m, tau, eps), f"debias({sigma:.1f}, {m}, {tau:g}, {eps:g})")
+        if math.isclose(got, _right(sigma, m, tau, eps), rel_tol=1e-7, abs_tol=1e-6):
+            continue
+        for wrong, hint in _WRONG_DEBIAS:
+            if math.isclose(got, wrong(sigma, m, tau, eps), rel_tol=1e-7, abs_tol=1e-6):
+                raise ExerciseFailed(hint)
+        raise ExerciseFailed(f"debias({sigma:.1f}, m={m}, τ={tau:g}, ε={eps:g}) = {got:.4g} is not "
+                             "unbiased. Compute E[σ] on the empty stream (each c_i ~ 𝒩) and on a "
+                             "stream with T' = Σ u_i (no wrap), and invert that linear map.")
+    # the empty-stream experiment the exercise asks for, with the student's function:
+    # 2,000 runs, sd of each estimate <= K/(e^ε−1)·τ·sqrt(m + 8/ε²) ≈ 100, so a 6 s.e. band
+    # is ±13; an unbiased answer passed the exact checks above already.
+    m, tau, eps, runs = 100, 3.0, 1.0, 2_000
+    K = 2 * tau - 1 + math.exp(eps)
+    low = rng.random((runs, m)) < math.exp(eps) / K
+    c = np.where(low, rng.uniform(0, 1, (runs, m)), rng.uniform(1, 2 * tau, (runs, m)))
+    sigmas = c.sum(axis=1) + rng.laplace(0, 2 * tau / eps, runs)
+    estimates = [as_real(call(debias, float(s), m, tau, eps), "debias(...)") for s in sigmas]
+    return (f"unbiased: on the empty stream (m = {m}, τ = {tau:g}, ε = {eps:g}) your estimator "
+            f"averages {np.mean(estimates):.1f} over {runs} runs (standard error "
+            f"{np.std(estimates) / np.sqrt(runs):.1f}).")
+
+
+# ---------------------------------------------------------------- 6.5 dictionary attack
+def _count_min(rng, universe, present, depth=4, width=64):
+    hashes = rng.integers(0, width, size=(depth, universe))
+    table = np.zeros((depth, width), dtype=np.int64)
+    for j in range(depth):
+        np.add.at(table[j], hashes[j, present], 1)
+    return table, hashes
+
+
+@exercise("6.5", "A dictionary attack on a Count-Min sketch")
+def exercise_6_5(attack):
+    rng = np.random.default_rng(605)
+    universe = 500
+    for trial in range(5):
+        present = rng.choice(universe, size=12, replace=False)
+        table, hashes = _count_min(rng, universe, present)
+        candidates = rng.permutation(universe)[:200]
+        candidates = np.unique(np.r_[candidates, present[:8]])
+        guess = call(attack, table.copy(), hashes.copy(), candidates.copy())
+        try:
+            if np.ndim(guess) != 1:
+                raise TypeError
+            guess = {int(x) for x in np.asarray(guess).ravel()}
+        except (TypeError, ValueError):
+            raise ExerciseFailed(f"attack should return a list or array of IDs; got "
+                                 f"{type(guess).__name__}.") from None
+        truth = set(present.tolist()) & set(candidates.tolist())
+        possible = {int(x) for x in candidates if np.all(table[np.arange(4), hashes[:, x]] > 0)}
+        if not guess <= set(candidates.tolist()):
+            raise ExerciseFailed("you returned IDs that are not among the candidates: test only "
+                                 "the IDs of the dictionary.")
+        if not truth <= guess:
+            raise ExerciseFailed(f"you missed {len(truth - guess)} of the {len(truth)} visitors in "
+                                 "the dictionary: a visitor makes all of her d counters positive.")
+        if guess != possible:
+            any_row = {int(x) for x in candidates if np.any(table[np.arange(4), hashes[:, x]] > 0)}
+            if guess == any_row:
+                raise ExerciseFailed("you flag an ID when ANY of its counters is positive; a "
+                                     "present ID has ALL d counters positive (take the minimum "
+                                     "over the rows, as the Count-Min estimate does).")
+            raise ExerciseFailed(f"you flagged {len(guess)} IDs; exactly {len(possible)} candidates "
+                                 "have all their counters positive.")
+    return "every present visitor in the dictionary is found (plus the rare colliding IDs)."
+
+
+# ---------------------------------------------------------------- 6.6 choosing h and c
+def _cases():
+    return [dict(k=10, delta=0.1, beta=0.2, F1=1e5, light_max=2.0),
+            dict(k=25, delta=0.05, beta=0.1, F1=4e5, light_max=1.0),
+            dict(k=4, delta=0.2, beta=0.5, F1=1e3, light_max=3.0)]
+
+
+@exercise("6.6", "Picking h and c for a heavy-hitter count")
+def exercise_6_6(pick_h_and_c):
+    for case in _cases():
+        k, delta, beta, F1, light = (case[key] for key in ("k", "delta", "beta", "F1", "light_max"))
+        answer = call(pick_h_and_c, k, delta, beta, F1, light)
+        if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+            raise ExerciseFailed(f"pick_h_and_c should return a pair (h, c); got {answer!r}.")
+        h = as_real(answer[0], "h")
+        c = as_real(answer[1], "c")
+        h_min = math.ceil(k / (delta * beta))
+        c_max = math.sqrt(F1 * delta / (2 * light * k**2))
+        shown = f"(k={k}, δ={delta}, β={beta}, F1={F1:g}, light items <= {light:g})"
+        if h != int(h):
+            raise ExerciseFailed("h is a number of buckets: return an integer.")
+        if h < h_min:
+            raise ExerciseFailed(f"{shown}: with h = {h:g} Lemma 6 only guarantees "
+                                 f"k̃/HH(k) >= {1 - k / (delta * h):.3f} w.p. 1 − δ, less than "
+                                 "1 − β. Solve 1 − k/(δh) >= 1 − β for h.")
+        if h > h_min:
+            raise ExerciseFailed(f"{shown}: h = {h:g} works but is not the smallest; more buckets "
+                                 "cost more noise (the additive error grows like √h).")
+        if c <= 1:
+            raise ExerciseFailed("c must exceed 1: the second level is F1/(ck) < F1/k.")
+        if c > c_max * (1 + 1e-9):
+            raise ExerciseFailed(f"{shown}: with c = {c:.4g} the light items are not below "
+                                 "F1·δ/(2c²k²), so Lemma 7 no longer applies: buckets of light "
+                                 "items could pass F1/(ck).")
+        if c < c_max * (1 - 1e-6):
+            raise ExerciseFailed(f"{shown}: c = {c:.4g} is safe but not the largest allowed; a "
+                                 "larger c separates the two levels more (the factors of Thm 8 "
+                                 "get closer to 1/2 and 2).")
+    return "h from Lemma 6 and the largest c that Lemma 7 allows."

@@ -1,14 +1,15 @@
 """Attacks that show why privacy needs a definition: what goes wrong without one.
 
 So far: the differencing attack of seed 002 ("How" is hard: large query sets), with the
-averaging that defeats naive fresh noise. Later modules add reconstruction and intrusion
-attacks here.
+averaging that defeats naive fresh noise; the dictionary attack of an intruder on a
+streaming algorithm's memory (Mir et al. 2011, §1). Later modules add reconstruction and
+intrusion attacks here.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from panpriv_teach.validation import require_int
+from panpriv_teach.validation import require_array, require_int
 
 
 def differencing_attack(answer, n: int, target: int, repeats: int = 1) -> float:
@@ -28,3 +29,47 @@ def differencing_attack(answer, n: int, target: int, repeats: int = 1) -> float:
     all_but_target[target] = False
     differences = [float(answer(everyone)) - float(answer(all_but_target)) for _ in range(repeats)]
     return float(np.mean(differences))
+
+
+def dictionary_attack(state, universe) -> np.ndarray:
+    """Who appeared in the stream, according to an intruder's snapshot `state` of memory.
+
+    The intruder knows the algorithm (the code is not secret) and tries every candidate ID
+    of `universe` (an int N for 0..N-1, or an array of candidate IDs: the "dictionary"):
+    - {"ids"} (strawmen.ExactSet): the candidates in the list;
+    - {"key", "hashes"} (strawmen.HashedIDs): hash each candidate with the key read from
+      memory and look it up (Mir et al. 2011, §1);
+    - {"counters", "a", "b"} (sketches.CountMinSketch): rebuild the hash functions from
+      their parameters; a candidate is flagged when all its counters are positive (every
+      user who appeared is flagged; others only when they collide in every row);
+    - {"M", "b"} (strawmen.SampledBits, density.DensityEstimator): the representatives x
+      with b_x = 1. For SampledBits this is exactly the sampled users who appeared. For the
+      pan-private DensityEstimator it is the best guess from one bit, and a poor one: the
+      likelihood ratio of a bit is at most 1 + ε/2 (Claim 4.1), so about half of the flagged
+      users never appeared.
+    Returns the sorted array of flagged candidates.
+    """
+    if isinstance(universe, (int, np.integer)) and not isinstance(universe, bool):
+        candidates = np.arange(require_int("universe", universe, low=1), dtype=np.int64)
+    else:
+        candidates = np.unique(require_array("universe", universe, integer=True, ndim=1))
+    if not isinstance(state, dict):
+        raise TypeError(f"state must be a dict (an algorithm's state()); got {type(state).__name__}")
+    keys = set(state)
+    if "ids" in keys:
+        flagged = np.isin(candidates, state["ids"])
+    elif {"key", "hashes"} <= keys:
+        from panpriv_teach.strawmen import keyed_hash
+        flagged = np.isin(keyed_hash(state["key"], candidates), state["hashes"])
+    elif {"counters", "a", "b"} <= keys:
+        from panpriv_teach.sketches import CountMinSketch
+        sketch = CountMinSketch.from_state(state)
+        inside = (candidates >= 0) & (candidates < sketch.universe_size)
+        flagged = np.zeros(len(candidates), dtype=bool)
+        flagged[inside] = sketch.estimate(candidates[inside]) > 0
+    elif {"M", "b"} <= keys:
+        flagged = np.isin(candidates, np.asarray(state["M"])[np.asarray(state["b"]) == 1])
+    else:
+        raise ValueError("state must hold 'ids', or 'key' and 'hashes', or 'counters' with the "
+                         f"hash parameters 'a' and 'b', or 'M' and 'b'; got keys {sorted(keys)}")
+    return candidates[flagged]

@@ -1,0 +1,518 @@
+"""Pan-private density estimation: what fraction of the universe X appeared in a stream, with
+user-level privacy even against an intruder who reads the memory once.
+
+Seeds: Dwork 2010 (000) §3-4 (X-adjacency, user-level pan-privacy, Fig 1, Claim 4.1,
+Thm 4.1, the multiplicative version, announced intrusions); Roth's notes (003) Defs 2-4,
+Density(ε, α, β), Thms 5-6; Dwork 2011 (002), "Pan-privacy".
+
+Also here: the exact pan-privacy ε of the estimator on tiny instances, by enumeration
+(`exact_pan_privacy_epsilon`), and blank time steps (`BLANK`, `blank_out`, `SkipBlanks`)
+that keep user-level neighbours aligned with the intrusion index of Def 3.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
+                                      require_int, require_probability)
+
+__all__ = ["DensityEstimator", "DistinctCountEstimator", "d1_probability", "claim_4_1_epsilon",
+           "roth_sample_size", "density_error_sd", "exact_pan_privacy_epsilon", "pan_privacy_pmf",
+           "BLANK", "blank_out", "SkipBlanks", "HASH_PRIME"]
+
+D0 = 0.5                      # D_0: P(1) = 1/2
+CLAIM_4_1 = "Claim 4.1 of Dwork 2010 needs epsilon <= 1/2"
+HASH_PRIME = 2 ** 31 - 1      # the Mersenne prime of the pairwise-independent hash family
+_CHUNK = 1 << 16              # elements per chunk in `process` (stays in cache)
+_BITMAP_LIMIT = 1 << 26       # largest universe marked with a temporary bitmap in `process`
+
+
+def d1_probability(epsilon) -> float:
+    """P(1) under D_1(ε): 1/2 + ε/4 (Dwork 2010, §4; Roth's notes)."""
+    return D0 + require_epsilon(epsilon, high=2.0, note="D_1 must be a distribution") / 4
+
+
+def claim_4_1_epsilon(epsilon) -> float:
+    """The exact privacy loss of one table bit: max over b of |ln P_D1(b) / P_D0(b)|.
+
+    = max(ln(1 + ε/2), -ln(1 - ε/2)) = -ln(1 - ε/2). Claim 4.1 says it is <= ε for ε <= 1/2;
+    it is in fact <= ε up to ε ≈ 1.594 (where 1 - ε/2 = e^-ε). Roth's proof of Thm 5 bounds
+    only the ratio at b = 1, ln(1 + ε/2) <= ε/2; the ratio at b = 0 is larger than e^(ε/2).
+    """
+    epsilon = require_epsilon(epsilon, high=2.0, note="D_1 must be a distribution")
+    return max(math.log1p(epsilon / 2), -math.log1p(-epsilon / 2)) if epsilon < 2 else math.inf
+
+
+def roth_sample_size(epsilon, alpha, beta) -> int:
+    """Roth's m = 200 ln(1/β) / (ε² α²), rounded up (Roth's notes, Density(ε, α, β))."""
+    epsilon = require_epsilon(epsilon)
+    alpha = require_probability("alpha", alpha, note="the additive accuracy of Thm 6")
+    beta = require_probability("beta", beta, note="the failure probability of Thm 6")
+    return math.ceil(200 * math.log(1 / beta) / (epsilon ** 2 * alpha ** 2))
+
+
+def density_error_sd(density, universe_size, m, epsilon, intrusions=0) -> float:
+    """The exact standard deviation of DensityEstimator.output() minus the true density.
+
+    Three independent parts (Roth's proof of Thm 6): the sample, d(M) - d, hypergeometric
+    with variance d(1-d)/m · (N-m)/(N-1); the bits, Var(θ | M)/(d1 - d0)² with
+    E Var(θ | M) = (d·d1(1-d1) + (1-d)·d0(1-d0))/m; the noise, 2 λ² with
+    λ = 1/(ε m (d1 - d0)). After k announced intrusions d0, d1 are those of D'^(k).
+    """
+    d0, d1 = _rerandomised(require_epsilon(epsilon), require_int("intrusions", intrusions, low=0))
+    n = require_int("universe_size", universe_size, low=1)
+    m = require_int("m", m, low=1, high=n)
+    gap = d1 - d0
+    sample = density * (1 - density) / m * ((n - m) / (n - 1) if n > 1 else 0.0)
+    bits = (density * d1 * (1 - d1) + (1 - density) * d0 * (1 - d0)) / m / gap ** 2
+    noise = 2 * (1 / (epsilon * m * gap)) ** 2
+    return math.sqrt(sample + bits + noise)
+
+
+def _rerandomised(epsilon, intrusions):
+    """(P(1) under D0, P(1) under D1) after `intrusions` announced re-randomisations.
+
+    Re-randomising redraws a bit from D1 if it is 1 and from D0 if it is 0, so a bit that
+    was 1 w.p. q becomes 1 w.p. q·p1 + (1 - q)·p0 (Dwork 2010, §4, D'0 and D'1)."""
+    p1 = D0 + epsilon / 4
+    d0, d1 = D0, p1
+    for _ in range(intrusions):
+        d0, d1 = d0 * p1 + (1 - d0) * D0, d1 * p1 + (1 - d1) * D0
+    return d0, d1
+
+
+# ----------------------------------------------------------------------------------------
+# The estimator of Fig 1
+# ----------------------------------------------------------------------------------------
+
+class DensityEstimator(StreamAlgorithm):
+    """The density d(σ) = |{x : x appears in σ}| / |X| of a stream over X = {0, ..., N-1}.
+
+    Algorithm (Dwork 2010, Fig 1; Roth's Density(ε, α, β)): sample a set M of m
+    representatives; keep one bit b_x per x ∈ M, initially drawn from D0 (P(1) = 1/2); each
+    time x ∈ M arrives, redraw b_x from D1 (P(1) = 1/2 + ε/4). Output: with θ the fraction of
+    ones, 4(θ - 1/2)/ε, plus Laplace noise (see the correction below).
+
+    Privacy: user-level (X-adjacent streams: any number of occurrences of one user added or
+    removed; Roth Def 2) 2ε-pan-private against one unannounced intrusion (Roth Def 3): the
+    pair (state at any one time, final output) is 2ε-DP. The state alone is ε-DP
+    (Claim 4.1: exactly -ln(1 - ε/2) <= ε); the output given the state spends ε more. M is
+    not secret: the intruder sees M and the bits (`state()`), and nothing else is stored.
+    One call of `output()` is one release; each further call spends ε more. As in the
+    seeds' model, the source of fresh randomness is not part of the state: numpy's
+    generator can be run backwards from its state, so a deployment would draw from a
+    source an intruder cannot rewind (e.g. the operating system's).
+
+    Accuracy (Roth Thm 6): with m = 200 ln(1/β)/(ε²α²), |output - d(σ)| <= α except with
+    probability β; the output is unbiased, with standard deviation `density_error_sd`.
+    Roth's proof carries over to the corrected noise: P(|Lap(4/(ε²m))| >= α/3) =
+    exp(-ε²mα/12) = β^(50/(3α)). The constant 200 is very generous (tests and lecture 03).
+
+    Seeds: Dwork 2010 §4 (Fig 1, Claim 4.1, Thm 4.1, announced intrusions); Roth's notes
+    (Density, Thms 5-6); Dwork 2011, "Pan-privacy".
+
+    Corrections:
+    - Output noise. Both seeds write 4(θ - 1/2)/ε + Lap(1/(εm)). One user moves θ by 1/m,
+      so the released 4(θ - 1/2)/ε moves by 4/(εm): Lap(1/(εm)) on that scale buys only
+      ε' = 4, not ε. Dwork's proof says "the sensitivity of this output ... is at most 1/m",
+      which is the sensitivity of θ, so the noise belongs on θ: we release
+      4(θ + Lap(1/(εm)) - 1/2)/ε, i.e. Lap(4/(ε²m)) on the released scale. The exact
+      computation (`exact_pan_privacy_epsilon`) shows the literal version exceeds 2ε.
+    - Roth's proof of Thm 5 bounds only P(b = 1) ratios (1 + ε/2 <= e^(ε/2)); at b = 0 the
+      ratio is 1/(1 - ε/2) > e^(ε/2). Claim 4.1's ε (not ε/2) is the right bound.
+    - M is sampled without replacement, so m <= N is required (Roth's m can exceed N).
+
+    Parameters
+    ----------
+    universe_size : N = |X|; elements are the integers 0..N-1.
+    epsilon : in (0, 1/2] (Claim 4.1).
+    alpha, beta : in (0, 1); give both (m by Roth's formula) or give `m` instead.
+    m : the number of representatives, 1 <= m <= N.
+    rng : seed or Generator.
+    """
+
+    def __init__(self, universe_size, epsilon, alpha=None, beta=None, m=None, rng=None):
+        self.universe_size = require_int("universe_size", universe_size, low=1)
+        self.epsilon = require_epsilon(epsilon, high=0.5, note=CLAIM_4_1)
+        if m is None:
+            if alpha is None or beta is None:
+                raise TypeError("give either both alpha and beta (m by Roth's formula "
+                                f"200 ln(1/β)/(ε²α²)) or m; got alpha={alpha!r}, beta={beta!r}, m=None")
+            m = roth_sample_size(self.epsilon, alpha, beta)
+            if m > self.universe_size:
+                raise ValueError(f"Roth's m = 200 ln(1/β)/(ε²α²) = {m} for epsilon={self.epsilon}, "
+                                 f"alpha={alpha}, beta={beta} exceeds universe_size = "
+                                 f"{self.universe_size} (M holds m distinct representatives); "
+                                 "choose larger alpha, beta or epsilon, or give m <= universe_size")
+        elif alpha is not None or beta is not None:
+            raise TypeError(f"give either (alpha, beta) or m, not both; got alpha={alpha!r}, "
+                            f"beta={beta!r}, m={m!r}")
+        self.m = require_int("m", m, low=1, high=self.universe_size,
+                             note="M holds m distinct representatives of the universe")
+        self.alpha = None if alpha is None else require_probability("alpha", alpha)
+        self.beta = None if beta is None else require_probability("beta", beta)
+        self._rng = as_rng(rng)
+        self.M = np.sort(self._rng.choice(self.universe_size, self.m, replace=False)).astype(np.int64)
+        self.b = (self._rng.random(self.m) < D0).astype(np.uint8)   # b_x ~ D0 for x ∈ M
+        self.intrusions = 0
+        self.d0, self.d1 = _rerandomised(self.epsilon, 0)
+
+    # ------------------------------------------------------------------ processing
+    def update(self, x) -> None:
+        """One arrival: if x ∈ M, redraw b_x from D1 (the same law however often x came)."""
+        x = require_int("x", x, low=0, high=self.universe_size - 1,
+                        note=f"the universe has {self.universe_size} elements")
+        i = int(np.searchsorted(self.M, x))
+        if i < self.m and self.M[i] == x:
+            self.b[i] = self._rng.random() < self.d1
+
+    def process(self, stream) -> None:
+        """Many arrivals at once; the same distribution as `update` on each element.
+
+        Only the last draw of b_x survives, so one D1 draw per representative that appears
+        at least once has the same distribution as one draw per arrival. The batch is one
+        atomic step: its marks (a temporary boolean per universe element, or the positions
+        found by binary search) are discarded before `process` returns, like the batch.
+        """
+        touched = _appearing(self.M, stream, self.universe_size)
+        self.b[touched] = self._rng.random(int(touched.sum())) < self.d1
+
+    # ------------------------------------------------------------------ releases
+    @property
+    def noise_scale(self) -> float:
+        """λ = 1/(ε m (d1 - d0)): the Laplace scale of the output on the released scale."""
+        return 1 / (self.epsilon * self.m * (self.d1 - self.d0))
+
+    def output(self) -> float:
+        """The estimated density: (θ + Lap(1/(εm)) - d0)/(d1 - d0), θ the fraction of ones.
+
+        Before any announced intrusion this is 4(θ + Lap(1/(εm)) - 1/2)/ε (the corrected
+        Fig 1 output, see the class docstring). Fresh noise at every call.
+        """
+        theta = self.b.mean()
+        noisy = theta + self._rng.laplace(0.0, 1 / (self.epsilon * self.m))
+        return float((noisy - self.d0) / (self.d1 - self.d0))
+
+    def state(self) -> dict:
+        """What an intruder sees: M, the bits b, and the public parameters."""
+        return {"M": self.M.copy(), "b": self.b.copy(), "d0": self.d0, "d1": self.d1,
+                "epsilon": self.epsilon, "universe_size": self.universe_size,
+                "intrusions": self.intrusions}
+
+    def announce_intrusion(self) -> dict:
+        """An announced intrusion (a subpoena): hand over the state, then re-randomise.
+
+        Dwork 2010, §4: every b_x is redrawn from D1 if it is 1 and from D0 if it is 0, so
+        bits of users who appeared now follow D'1 (P(1) = 1/2 + ε/8 + ε²/16) and the others
+        D'0 (P(1) = 1/2 + ε/8); later arrivals draw from D'1, and the output rescales by
+        d1 - d0. Each intrusion multiplies the gap d1 - d0 by ε/4 (from ε/4 to ε²/16, ...),
+        so the output's noise grows by 4/ε per announced intrusion. Privacy (our accounting,
+        not in the seed): given the earlier views, each view's bit is 1 with probability in
+        [1/2, 1/2 + ε/4] under both neighbours, so each view costs at most Claim 4.1's ε, and
+        k views plus the output are (k + 1)ε-DP (checked exactly on tiny instances).
+        Returns the state the intruder received; counts the intrusions in `intrusions`.
+        """
+        seen = self.state()
+        self.b = (self._rng.random(self.m) < np.where(self.b == 1, D0 + self.epsilon / 4, D0)).astype(np.uint8)
+        self.intrusions += 1
+        self.d0, self.d1 = _rerandomised(self.epsilon, self.intrusions)
+        return seen
+
+    def error_sd(self, density) -> float:
+        """The exact standard deviation of output() - density (see `density_error_sd`)."""
+        return density_error_sd(density, self.universe_size, self.m, self.epsilon, self.intrusions)
+
+    def _params(self) -> dict:
+        return {"universe_size": self.universe_size, "epsilon": self.epsilon, "m": self.m}
+
+
+def _appearing(M, stream, universe_size) -> np.ndarray:
+    """A boolean per representative: does it appear in `stream`? (validates the stream)"""
+    stream = require_array("stream", stream, integer=True, ndim=1)
+    touched = np.zeros(len(M), dtype=bool)
+    if stream.size == 0:
+        return touched
+    try:
+        if len(stream) * 16 < universe_size or universe_size > _BITMAP_LIMIT:
+            for start in range(0, len(stream), _CHUNK):      # binary search in the sorted M
+                chunk = stream[start:start + _CHUNK]
+                if chunk.min() < 0 or chunk.max() >= universe_size:
+                    raise IndexError
+                i = np.minimum(np.searchsorted(M, chunk), len(M) - 1)
+                touched[i[M[i] == chunk]] = True
+        else:                                                # mark arrivals, read M's marks
+            marks = np.zeros(universe_size, dtype=bool)
+            for start in range(0, len(stream), _CHUNK):
+                chunk = stream[start:start + _CHUNK]
+                if chunk.min() < 0:                          # (negative indices would wrap)
+                    raise IndexError
+                marks[chunk] = True                          # IndexError beyond the universe
+            touched = marks[M]
+    except IndexError:
+        require_in_universe("stream", stream, universe_size)   # raises, naming the element
+        raise
+    return touched
+
+
+# ----------------------------------------------------------------------------------------
+# The multiplicative version: hashing into sets of size 2^i
+# ----------------------------------------------------------------------------------------
+
+class DistinctCountEstimator(StreamAlgorithm):
+    """The number of distinct elements of a stream, with multiplicative error.
+
+    Algorithm (Dwork 2010, §4, "Obtaining a multiplicative error"): hash X into sets X_i of
+    sizes |X_i| = 2^i, with X_ℓ = X itself (ℓ = ⌈log2 N⌉), by pairwise-independent hash
+    functions h_i(x) = ((a_i x + b_i) mod p) mod 2^i, p = 2^31 - 1 (Carter–Wegman; pairwise
+    independent up to the final reduction mod 2^i). Level i runs a DensityEstimator with m
+    representatives on the stream h_i(σ) over X_i, for i = i0, ..., ℓ with i0 = ⌈log2 m⌉.
+    Output: the level estimates γ'_i of the densities of h_i(σ) in X_i; take the first
+    (smallest) level k with γ'_k <= α (the top level if none) and release γ'_k · |X_k|.
+    Where the density in X_k is about α, collisions undercount by about a fraction α/2 and
+    the additive error of level k becomes a relative error.
+
+    Privacy: user-level 2ε-pan-private against one unannounced intrusion. A user moves at
+    most one bit per level and the intruder sees every table and the hash functions, so the
+    budget is split evenly over the L = ℓ - i0 + 1 levels: each is (ε/L)-private in its state
+    and in its output, and (state, output) is 2ε-DP by composition (the level selection is
+    post-processing).
+
+    Accuracy (Dwork 2010, §4): O(α)-multiplicative when every level's estimate is
+    α²-additively accurate, i.e. m of order ln(1/β) L²/(ε²α⁴); here m is given. Counts below
+    about α·2^i0 get the additive error of level i0 (Mir et al. 2011, §1: an additive
+    O(log N/ε) term remains).
+
+    Corrections:
+    - Dwork splits only the output noise ("Lap((ℓ+1)/(ε m))") over the levels. The intruder
+      reads every level's table, so the state's privacy composes over the levels too: the
+      D1 bias must be split as well (each level uses ε/L), or the state alone is L·ε-DP
+      (tests show it exactly on a tiny universe).
+    - Levels with |X_i| < m cannot hold m representatives, so they can never be
+      α²-accurate: a level of size 1 is a single noisy bit, and scanning from it, "the first
+      k with γ'_k <= α" stops at noise. Levels start at i0 = ⌈log2 m⌉ (which also leaves
+      fewer levels to share ε).
+
+    Parameters
+    ----------
+    universe_size : N, at most 2^31 - 1.
+    epsilon : total budget, with ε/L <= 1/2 (Claim 4.1 at every level).
+    m : representatives per level, 1 <= m <= N.
+    alpha : the level-selection threshold, in (0, 1).
+    """
+
+    def __init__(self, universe_size, epsilon, m, alpha, rng=None):
+        self.universe_size = require_int("universe_size", universe_size, low=2, high=HASH_PRIME,
+                                         note="the hash family works modulo p = 2^31 - 1")
+        self.m = require_int("m", m, low=1, high=self.universe_size,
+                             note="M holds m distinct representatives of the universe")
+        self.ell = math.ceil(math.log2(self.universe_size))
+        self.first_level = min(math.ceil(math.log2(self.m)), self.ell)
+        n_levels = self.ell - self.first_level + 1
+        self.epsilon = require_epsilon(epsilon, high=n_levels / 2,
+                                       note=f"each of the L = {n_levels} levels gets ε/L, and {CLAIM_4_1}")
+        self.alpha = require_probability("alpha", alpha, note="the level-selection threshold")
+        self._rng = as_rng(rng)
+        self.epsilon_level = self.epsilon / n_levels
+        self.level_indices = list(range(self.first_level, self.ell + 1))
+        self.sizes = [2 ** i for i in self.level_indices[:-1]] + [self.universe_size]
+        self.hash_a = self._rng.integers(1, HASH_PRIME, n_levels - 1, dtype=np.int64)
+        self.hash_b = self._rng.integers(0, HASH_PRIME, n_levels - 1, dtype=np.int64)
+        self.levels = [DensityEstimator(size, self.epsilon_level, m=min(self.m, size), rng=self._rng)
+                       for size in self.sizes]
+        self.last_release = None
+
+    def hash(self, j, x):
+        """h(x) at the j-th level run (level i0 + j): the bucket of x, the identity at the top."""
+        x = np.asarray(x, dtype=np.int64)
+        if j == len(self.levels) - 1:
+            return x
+        return ((self.hash_a[j] * x + self.hash_b[j]) % HASH_PRIME) & (self.sizes[j] - 1)
+
+    def update(self, x) -> None:
+        x = require_int("x", x, low=0, high=self.universe_size - 1,
+                        note=f"the universe has {self.universe_size} elements")
+        for j, level in enumerate(self.levels):
+            level.update(int(self.hash(j, x)))
+
+    def process(self, stream) -> None:
+        """Every level processes the hashed batch (the same distribution as `update`)."""
+        stream = require_in_universe("stream", require_array("stream", stream, integer=True, ndim=1),
+                                     self.universe_size)
+        for j, level in enumerate(self.levels):
+            level.process(self.hash(j, stream))
+
+    def output(self) -> float:
+        """γ'_k · |X_k| at the first level k with γ'_k <= α (fresh noise at every level).
+
+        The level estimates and the index j of the chosen level (level i0 + j) are kept in
+        `last_release` (they are part of the release)."""
+        gamma = np.array([level.output() for level in self.levels])
+        below = np.flatnonzero(gamma <= self.alpha)
+        j = int(below[0]) if below.size else len(self.levels) - 1
+        self.last_release = {"gamma": gamma, "level": j}
+        return float(gamma[j] * self.sizes[j])
+
+    def state(self) -> dict:
+        """Every level's table (M, b) and the hash functions' parameters."""
+        return {"levels": [level.state() for level in self.levels], "hash_a": self.hash_a.copy(),
+                "hash_b": self.hash_b.copy(), "prime": HASH_PRIME, "sizes": list(self.sizes)}
+
+    def _params(self) -> dict:
+        return {"universe_size": self.universe_size, "epsilon": self.epsilon, "m": self.m,
+                "alpha": self.alpha}
+
+
+# ----------------------------------------------------------------------------------------
+# Blank time steps: user-level neighbours aligned with the intrusion index
+# ----------------------------------------------------------------------------------------
+
+BLANK = -1   # a time step at which nobody arrives
+
+
+def blank_out(stream, x) -> np.ndarray:
+    """σ with every occurrence of user x replaced by BLANK: the user-level neighbour σ^{-x}
+    (Roth Def 2) kept at the same length.
+
+    Def 3 intrudes at the same index i in both streams. Deleting x shifts every later
+    element forward, so σ[:i] and σ^{-x}[:i] can differ in other users too (an element that
+    came after the intrusion in σ comes before it in σ^{-x}); those are not neighbouring
+    prefixes (Dwork 2010, §3 compares X-adjacent prefixes). With blanks, σ[:i] and the
+    blanked σ[:i] differ only in x, for every i. Run algorithms on such streams through
+    `SkipBlanks`.
+    """
+    stream = require_array("stream", stream, integer=True, ndim=1).copy()
+    stream[stream == require_int("x", x, low=0)] = BLANK
+    return stream
+
+
+class SkipBlanks(StreamAlgorithm):
+    """`algorithm`, run on a stream with BLANK time steps (nobody arrives; nothing happens).
+
+    For audits of pan-privacy on `blank_out` neighbours: `SkipBlanks(make(rng))`.
+    """
+
+    def __init__(self, algorithm: StreamAlgorithm):
+        if not isinstance(algorithm, StreamAlgorithm):
+            raise TypeError(f"algorithm must be a StreamAlgorithm; got {type(algorithm).__name__}")
+        self.algorithm = algorithm
+
+    def update(self, x) -> None:
+        if not (isinstance(x, (int, np.integer)) and x == BLANK):
+            self.algorithm.update(x)
+
+    def process(self, stream) -> None:
+        stream = np.asarray(stream)
+        self.algorithm.process(stream[stream != BLANK] if stream.ndim == 1 else stream)
+
+    def output(self):
+        return self.algorithm.output()
+
+    def state(self) -> dict:
+        return self.algorithm.state()
+
+    def __repr__(self) -> str:
+        return f"SkipBlanks({self.algorithm!r})"
+
+
+# ----------------------------------------------------------------------------------------
+# Exact pan-privacy on tiny instances, by enumeration
+# ----------------------------------------------------------------------------------------
+
+def _times(intrusion_time, lengths):
+    times = [intrusion_time] if np.ndim(intrusion_time) == 0 else list(intrusion_time)
+    if not times:
+        raise ValueError("intrusion_time must name at least one time")
+    times = [require_int("intrusion_time", t, low=0, high=min(lengths),
+                         note=f"an index into both streams (lengths {lengths[0]} and {lengths[1]})")
+             for t in times]
+    if any(b < a for a, b in zip(times, times[1:])):
+        raise ValueError(f"intrusion times must be non-decreasing; got {times}")
+    return times
+
+
+def pan_privacy_pmf(universe_size, m, epsilon, stream, intrusion_time, announced=False) -> dict:
+    """The exact joint law of (M, the bits seen at each intrusion, the final number of ones).
+
+    For DensityEstimator(universe_size, epsilon, m=m) on `stream` (BLANK = nobody arrives),
+    intruded after stream[:t] for each t in `intrusion_time` (an int or a list); with
+    `announced=True` the estimator re-randomises after each intrusion. Returns a dict
+    (M as a tuple, views as a tuple of bit tuples, number of ones at the end) -> probability.
+    Enumerates every M (C(N, m) of them) and every bit pattern: for tiny instances only.
+    """
+    n = require_int("universe_size", universe_size, low=1, high=12, note="enumeration: tiny instances")
+    m = require_int("m", m, low=1, high=min(n, 4), note="enumeration: tiny instances")
+    epsilon = require_epsilon(epsilon, high=2.0, note="D_1 must be a distribution")
+    stream = require_array("stream", stream, integer=True, ndim=1)
+    if np.any((stream < BLANK) | (stream >= n)):
+        raise ValueError(f"stream elements must be in [0, {n - 1}] or BLANK (-1)")
+    times = _times(intrusion_time, (len(stream), len(stream)))
+    edges = [0, *times, len(stream)]
+    segments = [set(stream[a:b].tolist()) for a, b in zip(edges[:-1], edges[1:])]
+    p1 = D0 + epsilon / 4
+    laws = [_rerandomised(epsilon, j if announced else 0) for j in range(len(times) + 1)]
+
+    def element_pmf(x):
+        """Per representative x: {(v_1, ..., v_k, final bit): probability}."""
+        out = {}
+        for path in itertools.product((0, 1), repeat=len(times) + 1):
+            prob, previous = 1.0, None
+            for j, bit in enumerate(path):
+                if x in segments[j]:
+                    p = laws[j][1]                         # a fresh draw from the current D1
+                elif previous is None:
+                    p = D0                                 # the initial draw from D0
+                elif announced:
+                    p = p1 if previous else D0             # re-randomised after the view
+                else:
+                    p = float(previous)                    # unchanged since the last view
+                prob *= p if bit else 1 - p
+                previous = bit
+            if prob > 0:
+                out[path] = out.get(path, 0.0) + prob
+        return out
+
+    pmf = {}
+    for M in itertools.combinations(range(n), m):
+        per_element = [element_pmf(x) for x in M]
+        for paths in itertools.product(*(list(e.items()) for e in per_element)):
+            prob = math.prod(p for _, p in paths)
+            views = tuple(tuple(path[j] for path, _ in paths) for j in range(len(times)))
+            key = (M, views, sum(path[-1] for path, _ in paths))
+            pmf[key] = pmf.get(key, 0.0) + prob / math.comb(n, m)
+    return pmf
+
+
+def exact_pan_privacy_epsilon(universe_size, m, epsilon, stream_a, stream_b, intrusion_time,
+                              announced=False, theta_noise_scale=None) -> float:
+    """The exact ε of (M, state at each intrusion, output) of DensityEstimator on two streams.
+
+    ε = sup over M, the bits seen and the released value y of |ln p_a - ln p_b|, where the
+    release is θ + Lap(s) on the scale of θ (the released 4(θ + Lap(s) - 1/2)/ε is a
+    bijection of it), s = `theta_noise_scale` (default 1/(εm), the class's; Roth's literal
+    Lap(1/(εm)) on the released scale is s = 1/(4m)). Given M and the views, each density
+    is a mixture of Laplace densities centred at k/m; between two centres the ratio of two
+    such mixtures is monotone (a Möbius function of e^(2y/s)) and beyond the extreme
+    centres it is constant, so the sup over y is attained at a centre. Pure DP over all
+    events equals this sup of density ratios. Use `blank_out` to align neighbours.
+    """
+    _times(intrusion_time, (len(stream_a), len(stream_b)))
+    pmfs = [pan_privacy_pmf(universe_size, m, epsilon, s, intrusion_time, announced)
+            for s in (stream_a, stream_b)]
+    if theta_noise_scale is None:
+        theta_noise_scale = 1 / (epsilon * m)
+    s = float(theta_noise_scale)
+    centres = np.arange(m + 1) / m
+    kernel = np.exp(-np.abs(centres[:, None] - centres[None, :]) / s)   # y = centre, k ones
+    views = {key[:2] for pmf in pmfs for key in pmf}
+    worst = 0.0
+    for view in views:
+        weights = [np.array([pmf.get((*view, k), 0.0) for k in range(m + 1)]) for pmf in pmfs]
+        if (weights[0].sum() > 0) != (weights[1].sum() > 0):
+            return math.inf                  # a view possible on one stream only
+        densities = [kernel @ w for w in weights]   # the kernel is positive everywhere
+        worst = max(worst, float(np.max(np.abs(np.log(densities[0]) - np.log(densities[1])))))
+    return worst

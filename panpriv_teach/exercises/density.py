@@ -1,0 +1,233 @@
+"""Checkers for module 03, pan-privacy and density estimation (Dwork 2010, §3-4; Roth's
+notes; Mir et al. 2011, §1).
+
+Each checker is seeded and statistical where the answer is random; the tolerances are at
+least 6 standard errors, so a correct answer fails with probability below 1e-6.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
+                                             exercise, expect_uses_rng)
+
+CLAIM_FAILS_AT = 1.5936242600400401   # the positive root of 1 - ε/2 = e^-ε
+
+
+def _loss(epsilon):
+    return -math.log(1 - epsilon / 2)
+
+
+# ---------------------------------------------------------------- 3.1 Claim 4.1, exactly
+@exercise("3.1", "Claim 4.1, exactly")
+def exercise_3_1(bit_privacy_loss):
+    for eps in (0.1, 0.25, 0.5, 1.0, 1.5, 1.9):
+        got = as_real(call(bit_privacy_loss, eps), f"bit_privacy_loss({eps})")
+        want = _loss(eps)
+        if abs(got - want) <= 1e-9:
+            continue
+        if abs(got - math.log1p(eps / 2)) <= 1e-9:
+            raise ExerciseFailed("you computed the ratio at b = 1 only, ln(P_D1(1)/P_D0(1)), as "
+                                 "Roth's proof does. The privacy loss is the max over BOTH outputs: "
+                                 "look at b = 0 too.")
+        if abs(got - eps / 2) <= 1e-9 or abs(got - eps) <= 1e-9:
+            raise ExerciseFailed(f"bit_privacy_loss({eps}) = {got:g} is a bound from the text, not "
+                                 "the exact loss: compute the two probability ratios from D0 and D1.")
+        if abs(got + want) <= 1e-9 or abs(got + math.log1p(eps / 2)) <= 1e-9:
+            raise ExerciseFailed("your loss is negative: take the absolute value of the log-ratio.")
+        if abs(got - want / math.log(10)) <= 1e-9:
+            raise ExerciseFailed("you used log10: privacy losses are natural logarithms (np.log).")
+        raise ExerciseFailed(f"bit_privacy_loss({eps}) = {got:.6g} is not the largest "
+                             "|ln P_D1(b) / P_D0(b)| over b ∈ {0, 1}. D0 gives 1 w.p. 1/2, "
+                             "D1 w.p. 1/2 + ε/4.")
+    return "exact for ε from 0.1 to 1.9 — and ≤ ε for every ε ≤ 1/2, as Claim 4.1 says."
+
+
+@exercise("3.2", "Where Claim 4.1 stops holding")
+def exercise_3_2(where_claim_fails):
+    got = as_real(call(where_claim_fails), "where_claim_fails()")
+    if abs(got - CLAIM_FAILS_AT) <= 1e-3:
+        return (f"the loss of one bit stays ≤ ε up to ε ≈ {got:.3f}, far beyond the 1/2 of "
+                "Claim 4.1; it exceeds ε only when 1 - ε/2 < e^-ε.")
+    if abs(got - 0.5) <= 1e-9:
+        raise ExerciseFailed("1/2 is where Claim 4.1 is STATED to hold, not where it fails: "
+                             "compute the loss for larger ε.")
+    if abs(got - 2.0) <= 1e-3:
+        raise ExerciseFailed("at ε = 2, D1 stops being a distribution (P(1) = 1), but the loss "
+                             "exceeds ε before that.")
+    if not 0 < got < 2:
+        raise ExerciseFailed(f"{got:g} is not an ε for which D1 is a distribution (0 < ε < 2).")
+    if _loss(got) > got:
+        raise ExerciseFailed(f"at ε = {got:.4g} the claim already fails (loss {_loss(got):.4g} > ε); "
+                             "look for the smallest such ε, to 3 decimals.")
+    raise ExerciseFailed(f"at ε = {got:.4g} the claim still holds (loss {_loss(got):.4g} <= ε); "
+                         "it fails for larger ε. Find the crossing to 3 decimals (bisection, or "
+                         "scipy.optimize.brentq on loss(ε) - ε).")
+
+
+# ---------------------------------------------------------------- 3.3 the D1 update
+def _table_run(update_table, M, b, stream, eps, rng):
+    out = call(update_table, M.copy(), b.copy(), stream.copy(), eps, rng=rng)
+    out = as_array(out, "the returned table", shape=b.shape)
+    if not np.isin(out, (0, 1)).all():
+        raise ExerciseFailed("the table must hold bits (0 or 1); yours holds other values.")
+    return out
+
+
+@exercise("3.3", "The D1 update")
+def exercise_3_3(update_table):
+    M = np.arange(0, 60, 3)                             # 20 representatives
+    b = np.tile([0, 1], 10)
+    once, often = M[[0, 1]], M[[2, 3]]                  # bits 0, 1 arriving once; 0, 1 often
+    stream = np.array([once[0], 1, often[0], 7, once[1], 8, *[often[0], often[1]] * 20, 59])
+    eps = 0.5
+    rng, runs = np.random.default_rng(303), 4_000
+    tables = np.array([_table_run(update_table, M, b, stream, eps, rng) for _ in range(runs)])
+    arrived = np.isin(M, stream)
+    if np.any(tables[:, ~arrived] != b[~arrived]):
+        raise ExerciseFailed("you changed the bit of a representative that never arrived: only "
+                             "arrivals x ∈ M redraw b_x (elements outside M are ignored).")
+    ones = tables[:, [0, 1, 2, 3]].mean(axis=0)        # each should be 1/2 + ε/4 = 0.625
+    p1, tol = 0.5 + eps / 4, 6 * math.sqrt(0.625 * 0.375 / runs)   # ≤ 0.046
+    if np.all(ones == 1):
+        raise ExerciseFailed("every arriving representative ends with b_x = 1: that is the exact "
+                             "(not pan-private) table an intruder reads like a list. Draw b_x from D1.")
+    if np.all(np.abs(ones - p1) <= tol):
+        big = np.arange(0, 600, 3)                     # 200 fresh draws: no coincidences
+        expect_uses_rng(update_table, big, np.zeros(200, int), big.copy(), eps,
+                        convert=lambda t: as_array(t, "the returned table", shape=big.shape))
+        return "b_x ~ D1 after any number of arrivals, untouched otherwise."
+    if np.all(np.abs(ones - 0.5) <= tol):
+        raise ExerciseFailed("arriving representatives end with P(b_x = 1) = 1/2: that is D0. "
+                             "D1 gives 1 with probability 1/2 + ε/4.")
+    if np.all(np.abs(ones - (0.5 + eps / 2)) <= tol):
+        raise ExerciseFailed("your D1 gives 1 with probability 1/2 + ε/2; it should be 1/2 + ε/4.")
+    if abs(ones[0] - ones[1]) > 2 * tol or abs(ones[2] - ones[3]) > 2 * tol:
+        raise ExerciseFailed("the new bit depends on the old one (did you flip or OR the bit?). "
+                             "Each arrival replaces b_x by a FRESH draw from D1.")
+    if abs(ones[:2].mean() - ones[2:].mean()) > 2 * tol:
+        raise ExerciseFailed("users who arrive often end with a different P(b_x = 1) than users "
+                             "who arrive once: the table must not count arrivals (user-level "
+                             "privacy). Replace b_x by a fresh D1 draw at each arrival.")
+    raise ExerciseFailed(f"after arrivals, P(b_x = 1) should be 1/2 + ε/4 = {p1}; yours are "
+                         f"{np.round(ones, 3).tolist()}.")
+
+
+# ---------------------------------------------------------------- 3.4 the output
+@exercise("3.4", "The output, with correctly calibrated noise")
+def exercise_3_4(release):
+    configs = [(np.tile([1, 1, 0, 1, 0], 8), 0.5), (np.tile([0, 1, 1, 0], 25), 0.25)]
+    rng, runs = np.random.default_rng(304), 20_000
+    for b, eps in configs:
+        m, theta = len(b), b.mean()
+        centre, scale = 4 * (theta - 0.5) / eps, 4 / (eps ** 2 * m)
+        out = np.array([as_real(v, "the release") for v in call(release, b.copy(), eps, rng=rng, repeat=runs)])
+        spread = np.abs(out - np.median(out)).mean()          # ≈ the Laplace scale
+        if spread < 1e-12:
+            raise ExerciseFailed("your release has no noise: the intruder who saw the table "
+                                 "would read the output exactly. Add Laplace noise.")
+        se = math.sqrt(2) * max(spread, scale) / math.sqrt(runs)
+        if abs(out.mean() - centre) > 6 * se:
+            if abs(out.mean() - 4 * theta / eps) <= 6 * se:
+                raise ExerciseFailed("your release is off by 2/ε on average: subtract 1/2 (the "
+                                     "D0 rate) from θ before scaling.")
+            if abs(out.mean() - (theta - 0.5)) <= 6 * se:
+                raise ExerciseFailed("you release θ - 1/2: scale it by 4/ε so that its mean is "
+                                     "the density (E θ = 1/2 + ε·d/4).")
+            raise ExerciseFailed(f"with θ = {theta:g} and ε = {eps:g} your releases average "
+                                 f"{out.mean():.4g}: they should be unbiased for 4(θ - 1/2)/ε.")
+        ratio = spread / scale          # within ±6 s.e. ≈ ±4 % of the scale
+        if abs(ratio - 1) <= 0.05:
+            continue
+        if abs(spread * eps * m - 1) <= 0.05:
+            raise ExerciseFailed("you added Lap(1/(εm)) to the released 4(θ - 1/2)/ε, as the seeds "
+                                 "write it. But one user moves that value by 4/(εm), not 1/m: "
+                                 "the noise must match the sensitivity of what you release.")
+        if abs(spread * m - 1) <= 0.05 or abs(spread * eps * m / 4 - 1) <= 0.05:
+            raise ExerciseFailed("your noise scale ignores ε somewhere: the sensitivity of "
+                                 "4(θ - 1/2)/ε is 4/(εm), and ε-DP needs that divided by ε.")
+        raise ExerciseFailed(f"with m = {m} and ε = {eps:g} your noise has scale ≈ {spread:.4g}; "
+                             "it should be the sensitivity of the released value divided by ε.")
+    expect_uses_rng(release, configs[0][0], 0.5, convert=lambda v: as_real(v, "the release"))
+    return "unbiased, noise Lap(4/(ε²m)) = Lap(1/(εm)) on θ, scaled by 4/ε."
+
+
+# ---------------------------------------------------------------- 3.5 Roth's m
+@exercise("3.5", "How many representatives?")
+def exercise_3_5(roth_m):
+    cases = [(0.5, 0.2, 0.1), (0.5, 0.1, 0.05), (0.25, 0.3, 0.01), (0.1, 0.5, 0.2)]
+    for eps, alpha, beta in cases:
+        got = call(roth_m, eps, alpha, beta)
+        value = as_real(got, f"roth_m({eps}, {alpha}, {beta})")
+        exact = 200 * math.log(1 / beta) / (eps ** 2 * alpha ** 2)
+        if value == math.ceil(exact):
+            continue
+        if abs(value - exact) < 1e-6 * exact:
+            raise ExerciseFailed("m counts representatives: round UP to a whole number (math.ceil).")
+        if value == math.floor(exact) or value == round(exact):
+            raise ExerciseFailed("round UP (math.ceil): fewer representatives than the formula "
+                                 "asks for void the guarantee.")
+        if abs(value / exact - 1 / math.log(10)) < 1e-3:
+            raise ExerciseFailed("you used log10: the log in m = 200 log(1/β)/(ε²α²) is natural.")
+        if abs(value / exact - 1 / math.log(2)) < 1e-3:
+            raise ExerciseFailed("you used log2: the log in m = 200 log(1/β)/(ε²α²) is natural.")
+        if abs(value / exact - alpha) < 1e-3 or abs(value / exact - eps) < 1e-3:
+            raise ExerciseFailed("both ε and α are squared in the denominator.")
+        raise ExerciseFailed(f"roth_m({eps}, {alpha}, {beta}) = {value:g} does not follow Roth's "
+                             "m = 200 log(1/β)/(ε²α²).")
+    from panpriv_teach.density import DensityEstimator   # the empirical check of Thm 6
+    eps, alpha, beta = cases[0]
+    m = int(call(roth_m, eps, alpha, beta))
+    rng = np.random.default_rng(305)
+    n, density = 100_000, 0.3
+    users = rng.permutation(n)[:int(density * n)]
+    stream = np.concatenate([users, users[:5_000]])
+    errors = []
+    for _ in range(100):
+        est = DensityEstimator(n, eps, m=m, rng=rng)
+        est.process(stream)
+        errors.append(abs(est.output() - density))
+    bad = int(np.sum(np.array(errors) > alpha))
+    return (f"m = {m:,} for (ε, α, β) = ({eps}, {alpha}, {beta}). With it, {bad} of 100 runs erred "
+            f"by more than α (Thm 6 allows β = {beta:.0%}); the largest error was "
+            f"{max(errors):.3f}: Roth's constant 200 is generous.")
+
+
+# ---------------------------------------------------------------- 3.6 dictionary attack
+@exercise("3.6", "A dictionary attack on hashed IDs")
+def exercise_3_6(who_visited):
+    from panpriv_teach.strawmen import HashedIDs
+    from panpriv_teach.streams import zipf_visitors
+    rng = np.random.default_rng(306)
+    universe = 2_000
+    visits = zipf_visitors(1_500, universe, rng=rng)
+    store = HashedIDs(universe, 0.5, rng=rng)
+    store.process(visits)
+    state = store.state()
+    answer = call(who_visited, store.state(), universe, seconds=20)
+    raw = np.asarray(answer) if isinstance(answer, (list, tuple, np.ndarray)) else None
+    if raw is not None and raw.dtype.kind in "ui" and raw.size and raw.max() >= universe:
+        if np.isin(raw.astype(np.uint64), state["hashes"]).mean() > 0.5:
+            raise ExerciseFailed("you returned hash values; return the IDs whose hashes are in "
+                                 "the table.")
+    found = as_array(answer, "the IDs you found")
+    if found.ndim != 1:
+        raise ExerciseFailed(f"return a 1-D array of IDs; yours has shape {found.shape}.")
+    truth = set(np.unique(visits).tolist())
+    if found.size and (found.max() >= universe or found.min() < 0 or np.any(found != np.round(found))):
+        raise ExerciseFailed(f"return IDs: whole numbers in the universe 0..{universe - 1}.")
+    found = set(found.astype(int).tolist())
+    missed, extra = truth - found, found - truth
+    if not found:
+        raise ExerciseFailed("you found nobody. The key is in the state: hash every ID of the "
+                             "universe with keyed_hash(state['key'], ids) and look them up.")
+    if missed and not extra:
+        raise ExerciseFailed(f"you missed {len(missed)} of the {len(truth)} visitors: try EVERY ID "
+                             "of the universe, 0..universe_size-1.")
+    if extra:
+        raise ExerciseFailed(f"{len(extra)} of your IDs never visited: keep only the IDs whose "
+                             "hash is in state['hashes'].")
+    return (f"all {len(truth)} visitors recovered from the 'anonymised' table, with "
+            f"{universe:,} hashes. The key had to be in memory, so hashing hid nothing.")

@@ -10,6 +10,8 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import display
 
+from panpriv_teach.plots import fixed_margins
+
 _LAYOUT = {"width": "340px"}
 _STYLE = {"description_width": "110px"}
 
@@ -45,13 +47,14 @@ def choice(description: str, options, value=None) -> w.Dropdown:
 def parameter_panel(draw, **controls) -> w.VBox:
     """Display `controls` above a figure drawn by `draw(**values)`; redraw on every change.
 
-    `draw` makes its own figure (e.g. with `panpriv_teach.plots.figure`). Returns the panel
+    `draw` makes its own figure (e.g. with `panpriv_teach.plots.figure`, which lays it out
+    with fixed margins here, for a fast redraw). Returns the panel
     (already displayed) so a test or a later cell can move its controls.
     """
     output = w.Output()
 
     def redraw(change=None):
-        with output:
+        with output, fixed_margins():
             output.clear_output(wait=True)
             draw(**{name: control.value for name, control in controls.items()})
             plt.show()

@@ -31,7 +31,7 @@ from panpriv_teach.validation import (require_array, require_epsilon, require_in
 __all__ = ["tree_levels", "tree_nodes", "dyadic_intervals", "nodes_containing",
            "decomposition_sizes", "node_level", "SimpleCounter", "BinaryTreeCounter",
            "CascadingBuffersCounter", "HonakerTreeCounter", "SqrtFactorizationCounter",
-           "analytic_gaussian_sigma"]
+           "analytic_gaussian_sigma", "PanPrivateTreeCounter"]
 
 _LAZY = {"HonakerTreeCounter": "counters_baselines", "SqrtFactorizationCounter": "counters_baselines",
          "analytic_gaussian_sigma": "counters_baselines",

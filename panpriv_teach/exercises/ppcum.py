@@ -1,0 +1,227 @@
+"""Checkers for module 05: PPCum, pan-privacy for the past (004 §3) and the continual
+density estimator (Dwork 2010, §7).
+
+Every check here is exact (the answers are deterministic functions of their inputs), so a
+correct answer never fails; floats are compared with a tolerance of 1e-9.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
+from panpriv_teach.exercises.harness import ExerciseFailed, as_real, call, exercise
+from panpriv_teach.ppcum import ppcum_view
+
+_CASES = [(1, 4), (2, 4), (3, 4), (4, 4), (1, 8), (5, 8), (6, 8), (7, 8), (8, 8), (11, 16)]
+
+
+def _nodes(answer, what):
+    try:
+        nodes = {(int(s), int(e)) for s, e in answer}
+    except Exception:
+        raise ExerciseFailed(f"{what} should be a collection of (start, end) pairs, got "
+                             f"{type(answer).__name__}.") from None
+    return nodes
+
+
+def _fmt(nodes):
+    return ", ".join("{%d}" % s if s == e else f"[{s},{e}]" for s, e in sorted(nodes, key=lambda I: (I[1] - I[0], I[0])))
+
+
+# ---------------------------------------------------------------- 5.1 what is erased
+@exercise("5.1", "The nodes PPCum has erased after step t")
+def exercise_5_1(erased_after):
+    for t, n in _CASES:
+        got = _nodes(call(erased_after, t, n), f"erased_after({t}, {n})")
+        right = {I for I in tree_nodes(n) if I[1] <= t}
+        if (1, n) in got:
+            raise ExerciseFailed("your set contains the root [1, n]: PPCum has no noise for the "
+                                 "root (\"for each node I of T except the root\").")
+        straddle = {I for I in got - right if I[0] <= t}
+        if straddle:
+            raise ExerciseFailed(f"after step {t} of n = {n} you erase {_fmt(straddle)}, which "
+                                 "meets [1, t] but sticks out past t: PPCum still needs its noise "
+                                 "for a later release. Erase only I ⊆ [1, t].")
+        if got - right:
+            raise ExerciseFailed(f"after step {t} of n = {n} you erase {_fmt(got - right)}, which "
+                                 "lies entirely in the future.")
+        if got == {I for I in right if I[1] == t} and got != right:
+            raise ExerciseFailed(f"after step {t} of n = {n} you list only the nodes erased AT "
+                                 "step t; the question asks for everything erased by then (all "
+                                 "I ⊆ [1, t]).")
+        if got != right:
+            raise ExerciseFailed(f"after step {t} of n = {n} you forget {_fmt(right - got)}: "
+                                 "every node inside [1, t] has been erased by then.")
+    return "PPCum keeps only the noise of nodes that still end in the future."
+
+
+# ---------------------------------------------------------------- 5.2 the view
+def _random_noise(n, rng):
+    return float(rng.normal()), {I: float(v) for I, v in zip(tree_nodes(n), rng.normal(size=2 * n - 2))}
+
+
+@exercise("5.2", "The view after step t")
+def exercise_5_2(view_after):
+    rng = np.random.default_rng(52)
+    for n in (4, 8):
+        for trial in range(4):
+            x = [int(v) for v in rng.integers(0, 2, n)]
+            t = int(rng.integers(1, n + 1))
+            N, N_I = _random_noise(n, rng)
+            answer = call(view_after, x[:t], N, dict(N_I), n)
+            if not isinstance(answer, tuple) or len(answer) != 3:
+                raise ExerciseFailed("view_after should return a tuple (releases, X, kept), got "
+                                     f"{type(answer).__name__}.")
+            releases, X, kept = answer
+            right = ppcum_view(x[:t], n, N, N_I)
+            try:
+                releases = np.asarray(releases, dtype=float).ravel()
+            except (TypeError, ValueError):
+                raise ExerciseFailed("releases should be a list of numbers.") from None
+            if releases.shape != (t,):
+                raise ExerciseFailed(f"with {t} elements there should be {t} releases, got "
+                                     f"{releases.size}.")
+            X = as_real(X, "X")
+            if abs(X - sum(x[:t])) < 1e-9 and abs(N) > 1e-6:
+                raise ExerciseFailed("your X is the exact count: X starts at N (X = N, then "
+                                     "x_t is added), which is what protects the memory.")
+            if abs(X - right["memory"]["X"]) > 1e-9:
+                raise ExerciseFailed(f"on x = {x[:t]} your X is wrong: after step t it is "
+                                     "N + x_1 + ... + x_t.")
+            if not np.allclose(releases, right["releases"], atol=1e-9):
+                missing_N = np.allclose(releases + N, right["releases"], atol=1e-9)
+                if missing_N:
+                    raise ExerciseFailed("every release should contain N (release = X + the "
+                                         "node noises, and X includes N).")
+                i = int(np.argmax(~np.isclose(releases, right["releases"], atol=1e-9)))
+                raise ExerciseFailed(f"on x = {x[:t]} your release at step {i + 1} is wrong: "
+                                     "it is X + the sum of N_I over the nodes I that contain "
+                                     "the step (every level except the root).")
+            if not isinstance(kept, dict):
+                raise ExerciseFailed(f"kept should be a dict node -> noise, got {type(kept).__name__}.")
+            kept_nodes = _nodes(kept.keys(), "kept")
+            right_nodes = set(right["memory"]["N_I"])
+            if kept_nodes - right_nodes:
+                raise ExerciseFailed(f"after step {t} of n = {n} your memory still holds "
+                                     f"{_fmt(kept_nodes - right_nodes)}: those nodes lie inside "
+                                     "[1, t], and PPCum erased their noise.")
+            if right_nodes - kept_nodes:
+                raise ExerciseFailed(f"after step {t} of n = {n} your memory lacks "
+                                     f"{_fmt(right_nodes - kept_nodes)}: a node that ends after "
+                                     "t is still needed, so its noise is kept.")
+            for I in right_nodes:
+                if abs(as_real(kept[I], f"kept[{I}]") - N_I[I]) > 1e-12:
+                    raise ExerciseFailed(f"kept[{I}] should be the noise N_I itself.")
+    return "releases, X and the kept noise match PPCum's memory exactly."
+
+
+# ---------------------------------------------------------------- 5.3 the coupling
+@exercise("5.3", "Thm 7's coupling shift")
+def exercise_5_3(coupling):
+    rng = np.random.default_rng(53)
+    for n in (4, 8, 16):
+        for j in range(1, n + 1):
+            shift = call(coupling, j, n)
+            if not isinstance(shift, dict) or "N" not in shift:
+                raise ExerciseFailed("coupling should return a dict with the key \"N\" and one key "
+                                     "per shifted node.")
+            if (1, n) in shift:
+                raise ExerciseFailed("there is no root noise to shift.")
+            v_N = as_real(shift["N"], 'shift["N"]')
+            if v_N == 1.0:
+                raise ExerciseFailed("shift N the other way: x'_j = x_j + 1 must be cancelled, "
+                                     "so N' = N - 1.")
+            nodes = {I: as_real(v, f"shift[{I}]") for I, v in shift.items() if I != "N"}
+            unknown = [I for I in nodes if I not in set(tree_nodes(n))]
+            if unknown:
+                raise ExerciseFailed(f"{unknown[0]} is not a node of the tree for n = {n}.")
+            if j < n and set(nodes) == set(dyadic_intervals(j, n)):
+                raise ExerciseFailed(f"for j = {j} you shift the nodes of [1, j]; the releases "
+                                     "from step j on already contain the change of x_j, only "
+                                     "those before j need +1: use [1, j - 1].")
+            if set(nodes) == set(nodes_containing(j, n)):
+                raise ExerciseFailed("you shift the nodes that contain j; shift the nodes whose "
+                                     "union is [1, j - 1] (releases before j).")
+            N, N_I = _random_noise(n, rng)
+            x = rng.integers(0, 2, n)
+            x[j - 1] = 0
+            x2 = x.copy()
+            x2[j - 1] = 1
+            N2 = N + v_N
+            N_I2 = {I: N_I[I] + nodes.get(I, 0.0) for I in N_I}
+            for t in range(j, n + 1):
+                a, b = ppcum_view(x, n, N, N_I, t), ppcum_view(x2, n, N2, N_I2, t)
+                if not (np.allclose(a["releases"], b["releases"], atol=1e-9)
+                        and abs(a["memory"]["X"] - b["memory"]["X"]) < 1e-9
+                        and a["memory"]["N_I"] == b["memory"]["N_I"]):
+                    raise ExerciseFailed(f"for n = {n}, j = {j}: with your shift the views after "
+                                         f"step {t} differ. Every release before j needs +1 from "
+                                         "the nodes, every release from j on needs 0, and kept "
+                                         "noise must not move.")
+            cost = abs(v_N) + sum(abs(v) for v in nodes.values())
+            if cost > tree_levels(n) + 1 + 1e-9:
+                raise ExerciseFailed(f"for n = {n}, j = {j} your shift is valid but costs "
+                                     f"{cost:g} > log n + 1: use the dyadic decomposition.")
+    return "the shifted noise gives identical views, at a cost of at most log n + 1."
+
+
+# ---------------------------------------------------------------- 5.4 Claim 7.1
+@exercise("5.4", "Claim 7.1, exactly")
+def exercise_5_4(claim):
+    for eps in (Fraction(1, 10), Fraction(1, 4), Fraction(2, 5)):
+        answer = call(claim, eps)
+        if not isinstance(answer, dict) or set(answer) != {"blank", "repeat", "first"}:
+            raise ExerciseFailed('claim(eps) should return a dict with keys "blank", "repeat" '
+                                 'and "first".')
+        half = Fraction(1, 2)
+        right = {"blank": half, "repeat": half, "first": half + eps**2 / 2}
+        for key, value in answer.items():
+            if not isinstance(value, (Fraction, int)):
+                raise ExerciseFailed(f'answer["{key}"] is a {type(value).__name__}: compute with '
+                                     "the Fraction eps you are given (no floats), so the check "
+                                     "is exact.")
+        if answer["first"] == half + eps**2:
+            raise ExerciseFailed("first appearance: 1/2 P_D+ + 1/2 P_D- = 1/2 + eps^2/2, not "
+                                 "1/2 + eps^2: average the two coins, do not add their biases.")
+        if answer["repeat"] == right["first"]:
+            raise ExerciseFailed("repeat appearance: the bit was redrawn from D1 (P(1) = 1/2 + "
+                                 "eps/4), not D0, at the previous appearance.")
+        for key in right:
+            if answer[key] != right[key]:
+                raise ExerciseFailed(f"for eps = {eps}, P(y = 1) in case \"{key}\" is not "
+                                     f"{answer[key]}. Condition on the bit b_x and use the "
+                                     "coins D+ (b = 0) and D- (b = 1).")
+    return "fair coins except at a first appearance: one significant event per user."
+
+
+# ---------------------------------------------------------------- 5.5 unbiased estimator
+@exercise("5.5", "An unbiased continual density estimate")
+def exercise_5_5(estimate):
+    rng = np.random.default_rng(55)
+    for trial in range(30):
+        m = int(rng.integers(10, 2000))
+        eps = float(rng.uniform(0.05, 0.4))
+        t = int(rng.integers(1, 10_000))
+        k = int(rng.integers(0, min(m, t) + 1))
+        expected_ocount = t / 2 + eps**2 / 2 * k             # Claim 7.1
+        got = as_real(call(estimate, expected_ocount, t, m, eps), "estimate(...)")
+        right = k / m
+        if math.isclose(got, right, rel_tol=1e-9, abs_tol=1e-12):
+            continue
+        if k and math.isclose(got, right / 2, rel_tol=1e-9):
+            raise ExerciseFailed("your estimate is half the density: that is the proof sketch's "
+                                 "(ocount - t/2)/eps^2. Each first appearance adds eps^2/2, not "
+                                 "eps^2, to E[ocount].")
+        if k and math.isclose(got, right * m, rel_tol=1e-9):
+            raise ExerciseFailed("you return the number of representatives seen, not a fraction: "
+                                 "divide by m.")
+        if math.isclose(got, (expected_ocount / (m * eps**2 / 2)), rel_tol=1e-9):
+            raise ExerciseFailed("subtract t/2 first: the fair coins contribute t/2 to ocount on "
+                                 "average.")
+        raise ExerciseFailed(f"with E[ocount] = t/2 + (eps^2/2) k for k = {k} representatives "
+                             f"seen out of m = {m}, your estimate is {got:.6g}, not the fraction "
+                             "k/m. Solve E[ocount] for k/m.")
+    return "(ocount - t/2)/(m eps^2/2) is unbiased: Fig 3's scale, divided by m."

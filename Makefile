@@ -38,3 +38,11 @@ bench: setup  ## run the benchmarks (not part of the test suite)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 .PHONY: help setup lab test exercises notebooks check bench
+
+slides: setup  ## offline reveal.js decks of the lectures in build/slides/ (open build/slides/index.html)
+	$(BIN)/python course/build.py slides
+
+site: setup  ## offline HTML site of the whole course in build/site/ (open build/site/index.html)
+	$(BIN)/python course/build.py site
+
+.PHONY: slides site

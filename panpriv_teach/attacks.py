@@ -1,15 +1,21 @@
 """Attacks that show why privacy needs a definition: what goes wrong without one.
 
-So far: the differencing attack of seed 002 ("How" is hard: large query sets), with the
-averaging that defeats naive fresh noise; the dictionary attack of an intruder on a
-streaming algorithm's memory (Mir et al. 2011, §1). Later modules add reconstruction and
-intrusion attacks here.
+Defined here: the differencing attack of seed 002 ("How" is hard: large query sets), with
+the averaging that defeats naive fresh noise; the dictionary attack of an intruder on a
+streaming algorithm's memory (Mir et al. 2011, §1). Re-exported from their own modules
+(module 07): Thm 1's exhaustive reconstruction and LP decoding (`panpriv_teach.reconstruction`),
+and the intrusion + noisy-decoding attack of Mir et al. §4 (`panpriv_teach.intrusion`).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from panpriv_teach.intrusion import intrusion_decoding_attack
+from panpriv_teach.reconstruction import reconstruct_exhaustive, reconstruct_lp
 from panpriv_teach.validation import require_array, require_int
+
+__all__ = ["differencing_attack", "dictionary_attack", "reconstruct_exhaustive",
+           "reconstruct_lp", "intrusion_decoding_attack"]
 
 
 def differencing_attack(answer, n: int, target: int, repeats: int = 1) -> float:

@@ -28,7 +28,7 @@ from panpriv_teach.core import ContinualCounter, as_rng
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
-__all__ = ["tree_levels", "tree_nodes", "dyadic_intervals", "nodes_containing",
+__all__ = ["as_bit", "as_bit_stream", "check_horizon", "FixedHorizonCounter", "tree_levels", "tree_nodes", "dyadic_intervals", "nodes_containing",
            "decomposition_sizes", "node_level", "SimpleCounter", "BinaryTreeCounter",
            "CascadingBuffersCounter", "HonakerTreeCounter", "SqrtFactorizationCounter",
            "analytic_gaussian_sigma", "PanPrivateTreeCounter"]
@@ -59,7 +59,7 @@ def __getattr__(name):
 _BIT_NOTE = "a counter's input: 0 = nothing happened, 1 = the event (Dwork 2010, §5)"
 
 
-def _bit(x) -> int:
+def as_bit(x) -> int:
     """One stream element: 0 or 1 (bools and 0.0/1.0 accepted)."""
     if isinstance(x, (bool, np.bool_)):
         return int(x)
@@ -70,7 +70,7 @@ def _bit(x) -> int:
     return int(x)
 
 
-def _bit_stream(stream) -> np.ndarray:
+def as_bit_stream(stream) -> np.ndarray:
     """A 1-D 0/1 stream as an int64 array (checked in one vectorised pass)."""
     array = require_array("stream", stream, ndim=1)
     if array.dtype == bool:
@@ -85,7 +85,8 @@ def _bit_stream(stream) -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
-def _check_T(T) -> int:
+def check_horizon(T) -> int:
+    """T, the number of time steps a counter serves (the leaves of a tree counter)."""
     return require_int("T", T, low=1, note="the number of time steps the counter serves")
 
 
@@ -101,7 +102,7 @@ def tree_levels(T) -> int:
     L, the interval [1, 2^L]) is never needed: [1, t] for t < 2^L is a union of nodes below
     it, and at t = T = 2^L we use its two children. So each x_i lies in exactly L noisy nodes.
     """
-    T = _check_T(T)
+    T = check_horizon(T)
     return max(1, (T - 1).bit_length())
 
 
@@ -229,6 +230,24 @@ def _ones_through(k, t0: int, held: dict, cumulative: np.ndarray) -> np.ndarray:
 # The simple solution (000 §6)
 # ----------------------------------------------------------------------------------------
 
+class FixedHorizonCounter(ContinualCounter):
+    """A counter that serves a known number T of steps (the tree counters): its releases are
+    calibrated to T, so it refuses step T + 1 rather than answer with the wrong noise."""
+
+    T: int
+    epsilon: float
+    _t: int = 0
+
+    def _params(self) -> dict:
+        return {"T": self.T, "epsilon": self.epsilon}
+
+    def _check_room(self, steps: int) -> None:
+        if self._t + steps > self.T:
+            raise ValueError(f"T = {self.T} is the number of steps this counter serves; got step "
+                             f"t = {self._t + steps} (valid steps: 1..{self.T}; "
+                             f"{self.T - self._t} left)")
+
+
 class SimpleCounter(ContinualCounter):
     """The simple solution of Dwork 2010, §6: noise every step, release the running sum.
 
@@ -294,7 +313,7 @@ class SimpleCounter(ContinualCounter):
         return (total - t / 2) / self.bias
 
     def _step(self, x) -> float:
-        x = _bit(x)
+        x = as_bit(x)
         self._t += 1
         if self.mechanism == "laplace":
             self._sum += x + self._rng.laplace(0.0, 1.0 / self.epsilon)
@@ -306,7 +325,7 @@ class SimpleCounter(ContinualCounter):
         """All releases, vectorised. It draws the same numbers in the same order as repeated
         `step` (one Laplace or one uniform per element), so with the same rng it returns the
         same releases (up to floating-point rounding of the running sum)."""
-        x = _bit_stream(stream)
+        x = as_bit_stream(stream)
         if x.size == 0:
             return np.zeros(0)
         if self.mechanism == "laplace":
@@ -348,7 +367,7 @@ def _laplace_sum_tail(lam, m, b):
     return np.exp(-s * lam - m * np.log1p(-(s * b) ** 2))
 
 
-class BinaryTreeCounter(ContinualCounter):
+class BinaryTreeCounter(FixedHorizonCounter):
     """Cum, the binary tree mechanism (lecture notes 004, §2).
 
     Estimates: q_t = x_1 + ... + x_t at every step t = 1..T, online.
@@ -391,7 +410,7 @@ class BinaryTreeCounter(ContinualCounter):
     """
 
     def __init__(self, T, epsilon, rng=None):
-        self.T = _check_T(T)
+        self.T = check_horizon(T)
         self.epsilon = require_epsilon(epsilon)
         self.levels = tree_levels(self.T)           # L
         self.scale = self.levels / self.epsilon     # b = L / epsilon, the Laplace scale per node
@@ -400,17 +419,8 @@ class BinaryTreeCounter(ContinualCounter):
         self._exact = {}   # node -> exact sum, for the nodes of dyadic_intervals(t, T)
         self._noisy = {}   # node -> X_I = exact sum + N_I, same nodes
 
-    def _params(self) -> dict:
-        return {"T": self.T, "epsilon": self.epsilon}
-
-    def _check_room(self, steps: int) -> None:
-        if self._t + steps > self.T:
-            raise ValueError(f"T = {self.T} is the number of steps this counter serves (the tree "
-                             f"has {2**self.levels} leaves); got step t = {self._t + steps} "
-                             f"(valid steps: 1..{self.T}; {self.T - self._t} left)")
-
     def _step(self, x) -> float:
-        x = _bit(x)
+        x = as_bit(x)
         self._check_room(1)
         t = self._t + 1
         j = _lowest_level(t, self.levels)
@@ -429,7 +439,7 @@ class BinaryTreeCounter(ContinualCounter):
         """All releases, vectorised: one Laplace draw per step (as `step`), the noise of each
         release summed over its nodes by `_prefix_over_nodes` in O(T), plus the exact
         prefix counts. Continues from the current step, like repeated `step`."""
-        x = _bit_stream(stream)
+        x = as_bit_stream(stream)
         n = x.size
         self._check_room(n)
         if n == 0:
@@ -580,7 +590,7 @@ class CascadingBuffersCounter(ContinualCounter):
         T < 2^16: Thm 6.1's exp(-kappa) is then no guarantee, and the accuracy is what the
         experiments measure.
         """
-        T = _check_T(T)
+        T = check_horizon(T)
         epsilon = require_epsilon(epsilon)
         lg = max(math.log2(T), 4.0)
         d = math.ceil(lg / 10)
@@ -611,7 +621,7 @@ class CascadingBuffersCounter(ContinualCounter):
         self.flushes[i] += 1
 
     def _step(self, x) -> float:
-        x = _bit(x)
+        x = as_bit(x)
         self._t += 1
         for i in range(self.d):
             self._a[i] += x
@@ -621,7 +631,7 @@ class CascadingBuffersCounter(ContinualCounter):
     def run(self, stream) -> np.ndarray:
         """All releases; level 1 vectorised (see the class docstring). Continues from the
         current state, like repeated `step`."""
-        x = _bit_stream(stream)
+        x = as_bit_stream(stream)
         n = x.size
         releases = np.empty(n)
         if n == 0:

@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from panpriv_teach.core import ContinualCounter, as_rng
-from panpriv_teach.counters import (_bit, _bit_stream, _check_T, _lowest_level,
-                                    _ones_through, _popcount, _prefix_over_nodes, decomposition_sizes, dyadic_intervals,
-                                    tree_levels)
+from panpriv_teach.core import as_rng
+from panpriv_teach.counters import (FixedHorizonCounter, _lowest_level, _ones_through, _popcount,
+                                    _prefix_over_nodes, as_bit, as_bit_stream, check_horizon,
+                                    dyadic_intervals, tree_levels)
 from panpriv_teach.validation import require_epsilon, require_probability, require_real
 
 __all__ = ["HonakerTreeCounter", "SqrtFactorizationCounter", "analytic_gaussian_sigma",
@@ -43,7 +43,7 @@ def honaker_node_variances(L: int, node_variance: float) -> np.ndarray:
     return V
 
 
-class HonakerTreeCounter(ContinualCounter):
+class HonakerTreeCounter(FixedHorizonCounter):
     """Honaker's re-weighted binary tree: Cum's noisy nodes, combined optimally online.
 
     Estimates: q_t = x_1 + ... + x_t at every step t = 1..T.
@@ -65,7 +65,7 @@ class HonakerTreeCounter(ContinualCounter):
     """
 
     def __init__(self, T, epsilon, rng=None):
-        self.T = _check_T(T)
+        self.T = check_horizon(T)
         self.epsilon = require_epsilon(epsilon)
         self.levels = tree_levels(self.T)
         self.scale = self.levels / self.epsilon
@@ -77,17 +77,8 @@ class HonakerTreeCounter(ContinualCounter):
         self._exact = {}      # node -> exact count, for the nodes of [1, t]
         self._estimate = {}   # node -> E_I, same nodes
 
-    def _params(self) -> dict:
-        return {"T": self.T, "epsilon": self.epsilon}
-
-    def _check_room(self, steps: int) -> None:
-        if self._t + steps > self.T:
-            raise ValueError(f"T = {self.T} is the number of steps this counter serves; got step "
-                             f"t = {self._t + steps} (valid steps: 1..{self.T}; "
-                             f"{self.T - self._t} left)")
-
     def _step(self, x) -> float:
-        x = _bit(x)
+        x = as_bit(x)
         self._check_room(1)
         t = self._t + 1
         for j in range(_lowest_level(t, self.levels) + 1):   # the nodes ending at t, leaf first
@@ -107,7 +98,7 @@ class HonakerTreeCounter(ContinualCounter):
 
     def run(self, stream) -> np.ndarray:
         """All releases, vectorised level by level (continues from the current step)."""
-        x = _bit_stream(stream)
+        x = as_bit_stream(stream)
         n = x.size
         self._check_room(n)
         if n == 0:
@@ -183,7 +174,7 @@ def sqrt_coefficients(T) -> np.ndarray:
     c_0 = 1, c_k = c_{k-1} (2k - 1)/(2k). The lower-triangular Toeplitz matrix C with first
     column c squares to the all-ones lower-triangular matrix A (the prefix sums), since
     ((1 - x)^(-1/2))^2 = 1/(1 - x) = sum_k x^k. c_k ~ 1/sqrt(pi k)."""
-    T = _check_T(T)
+    T = check_horizon(T)
     k = np.arange(1, T)
     return np.concatenate(([1.0], np.cumprod((2 * k - 1) / (2 * k))))
 
@@ -213,7 +204,7 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     return hi
 
 
-class SqrtFactorizationCounter(ContinualCounter):
+class SqrtFactorizationCounter(FixedHorizonCounter):
     """The square-root factorization counter: (epsilon, delta)-DP, Gaussian noise.
 
     Estimates: q_t = x_1 + ... + x_t at every step t = 1..T.
@@ -237,7 +228,7 @@ class SqrtFactorizationCounter(ContinualCounter):
     """
 
     def __init__(self, T, epsilon, delta, rng=None):
-        self.T = _check_T(T)
+        self.T = check_horizon(T)
         self.epsilon = require_epsilon(epsilon)
         self.delta = require_probability("delta", delta, note="(epsilon, delta)-DP: the "
                                          "probability of failure, e.g. 1e-6 or 1/T^2")
@@ -250,16 +241,10 @@ class SqrtFactorizationCounter(ContinualCounter):
         self._z = np.zeros(self.T)
 
     def _params(self) -> dict:
-        return {"T": self.T, "epsilon": self.epsilon, "delta": self.delta}
-
-    def _check_room(self, steps: int) -> None:
-        if self._t + steps > self.T:
-            raise ValueError(f"T = {self.T} is the number of steps this counter serves; got step "
-                             f"t = {self._t + steps} (valid steps: 1..{self.T}; "
-                             f"{self.T - self._t} left)")
+        return {**super()._params(), "delta": self.delta}
 
     def _step(self, x) -> float:
-        x = _bit(x)
+        x = as_bit(x)
         self._check_room(1)
         t = self._t
         self._z[t] = self._rng.normal(0.0, self.sigma)
@@ -269,7 +254,7 @@ class SqrtFactorizationCounter(ContinualCounter):
 
     def run(self, stream) -> np.ndarray:
         """All releases: the same normal draws as repeated `step`, convolved by FFT."""
-        x = _bit_stream(stream)
+        x = as_bit_stream(stream)
         n = x.size
         self._check_room(n)
         if n == 0:

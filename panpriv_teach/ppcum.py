@@ -14,51 +14,22 @@ privacy for the past of PPCum, by the minimum-cost noise shift).
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
-from panpriv_teach.core import ContinualCounter, as_rng
-from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
-from panpriv_teach.validation import require_array, require_epsilon, require_int, require_real
+from panpriv_teach.core import as_rng
+from panpriv_teach.counters import (FixedHorizonCounter, as_bit, as_bit_stream, check_horizon,
+                                    dyadic_intervals, nodes_containing, tree_levels, tree_nodes)
+from panpriv_teach.validation import require_epsilon, require_int, require_real
 
 __all__ = ["PanPrivateTreeCounter", "kept_nodes", "erased_nodes", "coupling_shift",
            "ppcum_view", "exact_past_epsilon", "min_shift_cost"]
-
-_BIT_NOTE = "a counter's input: 0 = nothing happened, 1 = the event (004 §2-3)"
-
-
-def _bit(x) -> int:
-    if isinstance(x, (bool, np.bool_)):
-        return int(x)
-    if not isinstance(x, numbers.Real):
-        raise TypeError(f"x must be 0 or 1 ({_BIT_NOTE}); got {type(x).__name__} {x!r}")
-    if x != 0 and x != 1:
-        raise ValueError(f"x must be 0 or 1 ({_BIT_NOTE}); got {x!r}")
-    return int(x)
-
-
-def _bits(stream) -> np.ndarray:
-    array = require_array("stream", stream, ndim=1)
-    if array.dtype.kind == "c":
-        raise TypeError(f"stream must hold 0/1 numbers; got complex dtype {array.dtype}")
-    bad = (array != 0) & (array != 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"each entry of stream must be 0 or 1 ({_BIT_NOTE}); got "
-                         f"{array[i].item()!r} at index {i}")
-    return array.astype(np.int64)
-
-
-def _check_T(T) -> int:
-    return require_int("T", T, low=1, note="n, the number of time steps (leaves of the tree)")
-
 
 def kept_nodes(t, T) -> list:
     """The nodes I whose noise N_I PPCum still holds after step t: those with I ⊄ [1, t]
     (they end after t), by level then left to right. After step 3 of n = 4:
     [(4, 4), (3, 4)]. Note that (3, 4) meets [1, 3] and is kept: it is needed at step 4."""
-    T = _check_T(T)
+    T = check_horizon(T)
     t = require_int("t", t, low=0, high=T, note=f"a time step of a stream of length T = {T}")
     return [(s, e) for s, e in tree_nodes(T) if e > t]
 
@@ -67,7 +38,7 @@ def erased_nodes(t, T) -> list:
     """The nodes whose noise PPCum erases at step t (after releasing): those ending at t,
     i.e. the I ⊆ [1, t] not already erased before. Their union over steps 1..t is every
     node inside [1, t]."""
-    T = _check_T(T)
+    T = check_horizon(T)
     t = require_int("t", t, low=1, high=T, note=f"a time step of a stream of length T = {T}")
     return [(s, e) for s, e in tree_nodes(T) if e == t]
 
@@ -76,7 +47,7 @@ def coupling_shift(j, T) -> dict:
     """Thm 7's coupling for neighbours that differ at step j (x_j = 0, x'_j = 1): the noise
     shift v with N' = N + v["N"] = N - 1 and N'_I = N_I + 1 for the nodes I_1..I_k of
     [1, j - 1] (`dyadic_intervals`); every other noise unchanged. Cost sum |v| = k + 1."""
-    T = _check_T(T)
+    T = check_horizon(T)
     j = require_int("j", j, low=1, high=T, note=f"the step where neighbours differ, in 1..{T}")
     shift = {"N": -1.0}
     if j > 1:
@@ -84,7 +55,7 @@ def coupling_shift(j, T) -> dict:
     return shift
 
 
-class PanPrivateTreeCounter(ContinualCounter):
+class PanPrivateTreeCounter(FixedHorizonCounter):
     """PPCum (004 §3): counts the ones of a 0/1 stream at every step, and its memory after
     step t, together with the releases 1..t, is still epsilon-DP.
 
@@ -120,7 +91,7 @@ class PanPrivateTreeCounter(ContinualCounter):
     """
 
     def __init__(self, T, epsilon, rng=None):
-        self.T = _check_T(T)
+        self.T = check_horizon(T)
         self.epsilon = require_epsilon(epsilon)
         self.levels = tree_levels(self.T)                     # L = log n
         self.scale = (self.levels + 1) / self.epsilon         # 1/eta
@@ -147,17 +118,8 @@ class PanPrivateTreeCounter(ContinualCounter):
             counter._N[j][(s - 1) >> j] = require_real(f"N_I[{(s, e)}]", N_I[(s, e)])
         return counter
 
-    def _params(self) -> dict:
-        return {"T": self.T, "epsilon": self.epsilon}
-
-    def _check_room(self, steps: int) -> None:
-        if self._t + steps > self.T:
-            raise ValueError(f"T = {self.T} is the number of steps this counter serves; got step "
-                             f"t = {self._t + steps} (valid steps: 1..{self.T}; "
-                             f"{self.T - self._t} left)")
-
     def _step(self, x) -> float:
-        x = _bit(x)
+        x = as_bit(x)
         self._check_room(1)
         t = self._t + 1
         self._X += x                                                    # add x_t to X
@@ -172,7 +134,7 @@ class PanPrivateTreeCounter(ContinualCounter):
         """All releases at once. No randomness is drawn after the start, so this returns the
         same releases as repeated `step` (up to floating-point rounding of the sums) and
         leaves the same memory. Continues from the current step."""
-        x = _bits(stream)
+        x = as_bit_stream(stream)
         n = x.size
         self._check_room(n)
         if n == 0:
@@ -209,7 +171,7 @@ def ppcum_view(stream, T, N, N_I, t=None) -> dict:
     """Def 6's joint view after step t of PPCum on `stream` with the given noise:
     {"releases": the t releases, "memory": state() after step t}. (t defaults to len(stream);
     only stream[:t] is read.) Two views are equal iff an intruder sees the same thing."""
-    x = _bits(stream)
+    x = as_bit_stream(stream)
     t = x.size if t is None else require_int("t", t, low=1, high=x.size)
     counter = PanPrivateTreeCounter.from_noise(T, 1.0, N, N_I)
     releases = np.array([counter.step(int(v)) for v in x[:t]])
@@ -228,7 +190,7 @@ def min_shift_cost(j, t, T, erase=True) -> float:
     """
     from scipy.optimize import linprog
 
-    T = _check_T(T)
+    T = check_horizon(T)
     t = require_int("t", t, low=1, high=T)
     j = require_int("j", j, low=1, high=T)
     if j > t:
@@ -259,7 +221,7 @@ def exact_past_epsilon(T, epsilon, t=None, erase=True) -> float:
     at most e^(eta |v|_1) (the upper bound of Thm 7's proof), and far out along v the ratio
     tends to e^(eta min |v|_1), so the bound with the cheapest shift is attained.
     """
-    T = _check_T(T)
+    T = check_horizon(T)
     epsilon = require_epsilon(epsilon)
     eta = epsilon / (tree_levels(T) + 1)
     times = range(1, T + 1) if t is None else [require_int("t", t, low=1, high=T)]

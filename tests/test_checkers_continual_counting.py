@@ -9,15 +9,7 @@ import pytest
 from panpriv_teach.counters import tree_levels
 from panpriv_teach.exercises import continual_counting as check
 from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
+from checker_testing import fails_with
 
 
 def passes(checker, answer, capsys):

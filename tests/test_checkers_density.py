@@ -8,26 +8,9 @@ import numpy as np
 import pytest
 
 from panpriv_teach.exercises import density as check
-from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
+from panpriv_teach.exercises.harness import ExerciseNotAttempted
+from checker_testing import fails_with, never_returns, raises
 from panpriv_teach.strawmen import keyed_hash
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
-
-
-def raises(*args, **kwargs):
-    raise KeyError("oops")
-
-
-def never_returns(*args, **kwargs):
-    while True:
-        pass
 
 
 # 3.1 / 3.2 ------------------------------------------------------------------------

@@ -7,16 +7,8 @@ import numpy as np
 import pytest
 
 from panpriv_teach.exercises import dp_basics as check
-from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
+from panpriv_teach.exercises.harness import ExerciseNotAttempted
+from checker_testing import fails_with, never_returns, raises
 
 
 # 1.1 -------------------------------------------------------------------------------
@@ -79,15 +71,6 @@ def test_laplace_passes(capsys):
 ])
 def test_laplace_mistakes_are_named(wrong, words):
     fails_with(check.exercise_1_3, wrong, *words)
-
-
-def raises(*args, **kwargs):
-    raise KeyError("oops")
-
-
-def never_returns(*args, **kwargs):
-    while True:
-        pass
 
 
 @pytest.mark.parametrize("broken, words", [

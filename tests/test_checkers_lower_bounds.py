@@ -8,19 +8,11 @@ import pytest
 from scipy.optimize import linprog
 
 from panpriv_teach.exercises import lower_bounds as check
-from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
+from panpriv_teach.exercises.harness import ExerciseNotAttempted
+from checker_testing import fails_with
 from panpriv_teach.intrusion import clone_with_fresh_coins
 from panpriv_teach.reconstruction import (bounded_noise, fraction_correct, random_queries,
                                           reconstruct_lp, subset_sums)
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
 
 
 def passes(checker, answer, capsys):

@@ -4,21 +4,12 @@ crashes the checker. The checks are exact, so these outcomes are deterministic."
 import time
 from fractions import Fraction
 
-import numpy as np
 import pytest
 
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_nodes
 from panpriv_teach.exercises import ppcum as check
-from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
+from panpriv_teach.exercises.harness import ExerciseNotAttempted
+from checker_testing import fails_with
 
 
 def passes(checker, answer, capsys, number):

@@ -9,24 +9,7 @@ import pytest
 
 from panpriv_teach.exercises import randomized_response as check
 from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
-
-
-def raises(*args, **kwargs):
-    raise KeyError("oops")
-
-
-def never_returns(*args, **kwargs):
-    while True:
-        pass
+from checker_testing import fails_with, never_returns, raises
 
 
 def stub(*args, **kwargs):

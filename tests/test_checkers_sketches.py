@@ -9,16 +9,8 @@ import pytest
 
 from panpriv_teach.exercises import sketches as check
 from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
+from checker_testing import fails_with
 from panpriv_teach.stable import stable_scale_factor
-
-
-def fails_with(checker, answer, *words):
-    with pytest.raises(ExerciseFailed) as info:
-        checker(answer)
-    message = str(info.value).lower()
-    for word in words:
-        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
-    return info.value
 
 
 def passes(checker, answer, capsys):

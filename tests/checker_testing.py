@@ -1,0 +1,24 @@
+"""Shared by the checker tests: assert a checker fails with a diagnosis that names the
+mistake, and the broken answers every checker must survive."""
+import pytest
+
+from panpriv_teach.exercises.harness import ExerciseFailed
+
+
+def fails_with(checker, answer, *words):
+    """The checker rejects `answer` with a diagnosis containing every one of `words`."""
+    with pytest.raises(ExerciseFailed) as info:
+        checker(answer)
+    message = str(info.value).lower()
+    for word in words:
+        assert word.lower() in message, f"expected {word!r} in the diagnosis: {message}"
+    return info.value
+
+
+def raises(*args, **kwargs):
+    raise KeyError("oops")
+
+
+def never_returns(*args, **kwargs):
+    while True:
+        pass

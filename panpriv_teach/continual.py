@@ -111,7 +111,8 @@ class ContinualDensityEstimator(StreamAlgorithm):
     """
 
     def __init__(self, universe_size, epsilon, m, T, counter=None, rng=None):
-        self.universe_size = require_int("universe_size", universe_size, low=1)
+        self.universe_size = require_int("universe_size", universe_size, low=1, high=2**63 - 1,
+                                         note="elements are stored as int64")
         self.epsilon = require_epsilon(epsilon, high=MAX_EPSILON,
                                        note="D+ = 1/2 + eps + eps^2/2 must be a probability")
         self.m = require_int("m", m, low=1, high=self.universe_size,

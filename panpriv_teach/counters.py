@@ -108,8 +108,16 @@ def tree_levels(T) -> int:
 
 def node_level(node) -> int:
     """The level j of a node (s, e) of size e - s + 1 = 2^j (0 for a leaf)."""
-    s, e = node
-    return (e - s + 1).bit_length() - 1
+    try:
+        s, e = node
+        s, e = require_int("s", s, low=1), require_int("e", e, low=1)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"node must be a pair (s, e) of time steps >= 1; got {node!r} ({exc})") from None
+    size = e - s + 1
+    if size < 1 or size & (size - 1) or (s - 1) % size:
+        raise ValueError(f"node must be a dyadic interval (s, e): e - s + 1 = 2^j and s - 1 a "
+                         f"multiple of 2^j; got {node!r}")
+    return size.bit_length() - 1
 
 
 def tree_nodes(T) -> list:
@@ -565,7 +573,8 @@ class CascadingBuffersCounter(ContinualCounter):
                                 note="the flush threshold of the buffers, Fig. 2")
         self.kappa = require_real("kappa", kappa, low=0.0, high=math.inf, low_open=True,
                                   high_open=True, note="Thm 6.1's confidence exp(-kappa)")
-        self.max_updates = (self.ell * self.epsilon / (4 * self.kappa)) ** 2   # U
+        ratio = self.ell * self.epsilon / (4 * self.kappa)
+        self.max_updates = ratio ** 2 if ratio < 1e150 else math.inf   # U (inf: never by count)
         self.total_epsilon = (2 * self.d + 1) * self.epsilon
         self._rng = as_rng(rng)
         self._noise = 1.0 / self.epsilon
@@ -594,7 +603,12 @@ class CascadingBuffersCounter(ContinualCounter):
         epsilon = require_epsilon(epsilon)
         lg = max(math.log2(T), 4.0)
         d = math.ceil(lg / 10)
-        return cls(epsilon / (2 * d + 1), d, lg**3 / (24 * epsilon), lg**2 / 256, rng)
+        each, ell = epsilon / (2 * d + 1), lg**3 / (24 * epsilon)
+        if not (each > 0 and 0 < ell < math.inf):
+            raise ValueError(f"epsilon must give positive finite epsilon' = epsilon/(2d + 1) and "
+                             f"ell = log2(T)^3/(24 epsilon) (about 1e-300 < epsilon < 1e300); got "
+                             f"epsilon={epsilon!r} (epsilon' = {each!r}, ell = {ell!r})")
+        return cls(each, d, ell, lg**2 / 256, rng)
 
     def _params(self) -> dict:
         return {"epsilon": self.epsilon, "d": self.d, "ell": self.ell, "kappa": self.kappa}
@@ -644,7 +658,8 @@ class CascadingBuffersCounter(ContinualCounter):
         while pos < n:
             # Level 1 flushes at the first k > pos where b_1 + (level1[k] - level1[pos]) >= ell,
             # or when u_1 reaches max_updates, at k = pos + forced.
-            forced = max(1, math.ceil(self.max_updates - self._u[0]))
+            left = self.max_updates - self._u[0]     # (inf when U is: no forced flush)
+            forced = max(1, math.ceil(left)) if left <= n else n + 1   # n + 1: not in this run
             last = min(n, pos + forced)
             need = self.ell - self._b[0] + level1[pos]
             k = _first_at_least(level1, pos + 1, last, need)

@@ -21,7 +21,8 @@ from panpriv_teach.core import as_rng
 from panpriv_teach.counters import (FixedHorizonCounter, _lowest_level, _ones_through, _popcount,
                                     _prefix_over_nodes, as_bit, as_bit_stream, check_horizon,
                                     dyadic_intervals, tree_levels)
-from panpriv_teach.validation import require_epsilon, require_probability, require_real
+from panpriv_teach.validation import (require_epsilon, require_int, require_probability,
+                                      require_real)
 
 __all__ = ["HonakerTreeCounter", "SqrtFactorizationCounter", "analytic_gaussian_sigma",
            "honaker_node_variances", "sqrt_coefficients"]
@@ -36,6 +37,9 @@ def honaker_node_variances(L: int, node_variance: float) -> np.ndarray:
     node's own noise has variance `node_variance` (sigma^2): V_0 = sigma^2 and
     1/V_j = 1/sigma^2 + 1/(2 V_{j-1}) (inverse-variance weighting of the node's own value and
     the sum of its two children's estimates). V_j decreases to sigma^2/2."""
+    L = require_int("L", L, low=1, note="the number of noisy levels of the tree")
+    node_variance = require_real("node_variance", node_variance, low=0.0, high=math.inf,
+                                 low_open=True, high_open=True)
     V = np.empty(L)
     V[0] = node_variance
     for j in range(1, L):
@@ -69,6 +73,10 @@ class HonakerTreeCounter(FixedHorizonCounter):
         self.epsilon = require_epsilon(epsilon)
         self.levels = tree_levels(self.T)
         self.scale = self.levels / self.epsilon
+        if not 1e-150 < self.scale < 1e150:   # 2 scale^2 must be a positive finite float
+            raise ValueError(f"epsilon must give a node noise scale L/epsilon in (1e-150, 1e150), "
+                             f"L = {self.levels} levels (the weights divide by the variance "
+                             f"2 (L/epsilon)^2); got {epsilon!r}")
         sigma2 = 2 * self.scale**2
         self.node_variances = honaker_node_variances(self.levels, sigma2)   # V_j
         self.weights = self.node_variances / sigma2                           # w_j (w_0 = 1)

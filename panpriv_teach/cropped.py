@@ -25,9 +25,9 @@ __all__ = ["noise_pdf", "sample_noise", "cropped_moment", "modular_moment",
 # ----------------------------------------------------------------------------------------
 
 def _check_noise(tau, epsilon, window):
-    tau = require_real("tau", tau, low=0.5, high=math.inf, high_open=True,
-                       note="𝒩 lives on [0, 2τ) and needs 2τ >= 1")
-    epsilon = require_epsilon(epsilon)
+    tau = require_real("tau", tau, low=0.5, high=1e300,
+                       note="𝒩 lives on [0, 2τ) and needs 2τ >= 1, a finite number")
+    epsilon = require_epsilon(epsilon, high=700.0, note="K = 2τ − L + L·e^ε must be finite")
     window = require_real("window", window, low=0.0, high=2 * tau, low_open=True, high_open=True,
                           note=f"the high-density arc [0, L] of 𝒩 lies inside [0, 2τ) = [0, {2 * tau:g})")
     return tau, epsilon, window
@@ -55,16 +55,32 @@ def sample_noise(tau, epsilon, size=None, rng=None, window=1.0):
     return float(x) if size is None else x
 
 
+def _state_vector(a):
+    """A state vector a (a_i >= 0 in the fully dynamic model, §2.1), as floats."""
+    a = require_array("a", a, ndim=1).astype(float)
+    if np.any(a < 0):
+        raise ValueError(f"each entry of a must be >= 0 (a state vector of the fully dynamic model, "
+                         f"§2.1); got {a[a < 0][0]!r}")
+    return a
+
+
+def _positive_tau(tau):
+    return require_real("tau", tau, low=0.0, high=math.inf, low_open=True, high_open=True)
+
+
 def cropped_moment(a, tau) -> float:
     """T_1(τ) = Σ_i min(a_i, τ), for a state vector with a_i >= 0."""
-    a = require_array("a", a, ndim=1).astype(float)
-    return float(np.minimum(a, tau).sum())
+    a = _state_vector(a)
+    return float(np.minimum(a, _positive_tau(tau)).sum())
 
 
 def modular_moment(a, w, tau) -> float:
     """T'(τ) = Σ_i (w_i a_i mod 2τ) (§3.2)."""
     a = require_array("a", a, ndim=1).astype(float)
-    return float(np.mod(np.asarray(w, dtype=float) * a, 2 * tau).sum())
+    w = require_array("w", w, ndim=1).astype(float)
+    if w.shape != a.shape:
+        raise ValueError(f"w must have one weight per entry of a, shape {a.shape}; got shape {w.shape}")
+    return float(np.mod(w * a, 2 * _positive_tau(tau)).sum())
 
 
 def _G(x, tau, window):
@@ -84,7 +100,12 @@ def expected_modular_term(a, tau, window=None) -> np.ndarray:
     window=L: g(u) = u − (2τ/L)(u + L − 2τ)_+, the part of u that Alg 2's estimator
     recovers in expectation (CroppedSum docstring), so Σ of it is E[T̃_1] over the w's.
     """
-    a = np.abs(np.asarray(a, dtype=float))
+    a = np.abs(require_array("a", a).astype(float))
+    tau = require_real("tau", tau, low=0.5, high=1e150,
+                       note="𝒩 needs 2τ >= 1; (2τ)² must be a finite float")
+    if window is not None:
+        window = require_real("window", window, low=tau * 1e-300, high=2 * tau, high_open=True,
+                              note=f"an arc inside [0, 2τ) = [0, {2 * tau:g}), with τ/L finite")
     out = np.zeros_like(a)
     positive = a > 0
     ap = a[positive]
@@ -94,8 +115,10 @@ def expected_modular_term(a, tau, window=None) -> np.ndarray:
 
 def heavy_hitters(a, k, F1=None) -> int:
     """HH(k) = |{i : a_i >= F1/k}| with F1 = Σ a_i unless given."""
-    a = require_array("a", a, ndim=1).astype(float)
-    F1 = a.sum() if F1 is None else F1
+    a = _state_vector(a)
+    k = require_real("k", k, low=0.0, high=math.inf, low_open=True, high_open=True,
+                     note="heavy hitters hold at least F1/k")
+    F1 = a.sum() if F1 is None else require_real("F1", F1, low=0.0, high=math.inf, high_open=True)
     return int(np.sum(a >= F1 / k)) if F1 > 0 else 0
 
 
@@ -262,6 +285,9 @@ class HeavyHittersCount(StreamAlgorithm):
         self.window_fraction = None if window_fraction is None else require_real(
             "window_fraction", window_fraction, low=0.0, high=2.0, low_open=True, high_open=True)
         self.tau1, self.tau2 = self.F1 / self.k, self.F1 / (self.c * self.k)
+        if self.tau1 > 1e300:
+            raise ValueError(f"F1/k must be at most 1e300 (the cropped sums' τ, with 2τ a finite "
+                             f"float); got F1={self.F1:g}, k={self.k:g}")
         if self.tau2 < 0.5:
             raise ValueError(f"F1/(ck) must be >= 1/2 (𝒩 needs 2τ >= 1); got F1={self.F1:g}, "
                              f"c={self.c:g}, k={self.k:g}, F1/(ck)={self.tau2:g}")

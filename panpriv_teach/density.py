@@ -15,10 +15,11 @@ import itertools
 import math
 
 import numpy as np
+from scipy.special import logsumexp
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
 from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
-                                      require_int, require_probability)
+                                      require_int, require_probability, require_real)
 
 __all__ = ["DensityEstimator", "DistinctCountEstimator", "d1_probability", "claim_4_1_epsilon",
            "roth_sample_size", "density_error_sd", "exact_pan_privacy_epsilon", "pan_privacy_pmf",
@@ -27,6 +28,8 @@ __all__ = ["DensityEstimator", "DistinctCountEstimator", "d1_probability", "clai
 D0 = 0.5                      # D_0: P(1) = 1/2
 CLAIM_4_1 = "Claim 4.1 of Dwork 2010 needs epsilon <= 1/2"
 HASH_PRIME = 2 ** 31 - 1      # the Mersenne prime of the pairwise-independent hash family
+MAX_UNIVERSE = 2 ** 63 - 1    # elements (and M) are stored as int64
+INT64_IDS = "elements are stored as int64"
 _CHUNK = 1 << 16              # elements per chunk in `process` (stays in cache)
 _BITMAP_LIMIT = 1 << 26       # largest universe marked with a temporary bitmap in `process`
 
@@ -52,7 +55,14 @@ def roth_sample_size(epsilon, alpha, beta) -> int:
     epsilon = require_epsilon(epsilon)
     alpha = require_probability("alpha", alpha, note="the additive accuracy of Thm 6")
     beta = require_probability("beta", beta, note="the failure probability of Thm 6")
-    return math.ceil(200 * math.log(1 / beta) / (epsilon ** 2 * alpha ** 2))
+    try:
+        m = 200 * math.log(1 / beta) / (epsilon ** 2 * alpha ** 2)
+    except (OverflowError, ZeroDivisionError):   # ε² overflows, or ε²α² underflows to 0
+        m = math.inf
+    if not math.isfinite(m):
+        raise ValueError(f"Roth's m = 200 ln(1/β)/(ε²α²) overflows for epsilon={epsilon!r}, "
+                         f"alpha={alpha!r}, beta={beta!r}: choose larger epsilon and alpha")
+    return math.ceil(m)
 
 
 def density_error_sd(density, universe_size, m, epsilon, intrusions=0) -> float:
@@ -63,10 +73,16 @@ def density_error_sd(density, universe_size, m, epsilon, intrusions=0) -> float:
     E Var(θ | M) = (d·d1(1-d1) + (1-d)·d0(1-d0))/m; the noise, 2 λ² with
     λ = 1/(ε m (d1 - d0)). After k announced intrusions d0, d1 are those of D'^(k).
     """
-    d0, d1 = _rerandomised(require_epsilon(epsilon), require_int("intrusions", intrusions, low=0))
+    density = require_real("density", density, low=0.0, high=1.0,
+                           note="the fraction of the universe that appeared")
+    epsilon = require_epsilon(epsilon, high=2.0, note="D_1 must be a distribution")
+    d0, d1 = _rerandomised(epsilon, require_int("intrusions", intrusions, low=0))
     n = require_int("universe_size", universe_size, low=1)
     m = require_int("m", m, low=1, high=n)
     gap = d1 - d0
+    if not gap > 0:
+        raise ValueError(f"epsilon (with intrusions={intrusions}) is too small: D1 and D0 coincide "
+                         f"in floating point (d1 - d0 = {gap!r}); got epsilon={epsilon!r}")
     sample = density * (1 - density) / m * ((n - m) / (n - 1) if n > 1 else 0.0)
     bits = (density * d1 * (1 - d1) + (1 - density) * d0 * (1 - d0)) / m / gap ** 2
     noise = 2 * (1 / (epsilon * m * gap)) ** 2
@@ -136,8 +152,12 @@ class DensityEstimator(StreamAlgorithm):
     """
 
     def __init__(self, universe_size, epsilon, alpha=None, beta=None, m=None, rng=None):
-        self.universe_size = require_int("universe_size", universe_size, low=1)
+        self.universe_size = require_int("universe_size", universe_size, low=1, high=MAX_UNIVERSE,
+                                         note=INT64_IDS)
         self.epsilon = require_epsilon(epsilon, high=0.5, note=CLAIM_4_1)
+        if D0 + self.epsilon / 4 == D0:   # the output divides by d1 - d0
+            raise ValueError(f"epsilon must be at least about 1e-15 (below it D1 = D0 in floating "
+                             f"point and the output divides by d1 - d0 = 0); got {epsilon!r}")
         if m is None:
             if alpha is None or beta is None:
                 raise TypeError("give either both alpha and beta (m by Roth's formula "
@@ -317,6 +337,10 @@ class DistinctCountEstimator(StreamAlgorithm):
         self.alpha = require_probability("alpha", alpha, note="the level-selection threshold")
         self._rng = as_rng(rng)
         self.epsilon_level = self.epsilon / n_levels
+        if D0 + self.epsilon_level / 4 == D0:   # each level's output divides by d1 - d0
+            raise ValueError(f"epsilon must be at least about 1e-15 times the number of levels "
+                             f"L = {n_levels} (below it each level's D1 = D0 in floating point); "
+                             f"got {epsilon!r}")
         self.level_indices = list(range(self.first_level, self.ell + 1))
         self.sizes = [2 ** i for i in self.level_indices[:-1]] + [self.universe_size]
         self.hash_a = self._rng.integers(1, HASH_PRIME, n_levels - 1, dtype=np.int64)
@@ -373,6 +397,10 @@ class DistinctCountEstimator(StreamAlgorithm):
 BLANK = -1   # a time step at which nobody arrives
 
 
+def _fail_element(name, value, valid):
+    raise ValueError(f"each element of {name} must be {valid}; got {value.item()!r}")
+
+
 def blank_out(stream, x) -> np.ndarray:
     """σ with every occurrence of user x replaced by BLANK: the user-level neighbour σ^{-x}
     (Roth Def 2) kept at the same length.
@@ -384,7 +412,9 @@ def blank_out(stream, x) -> np.ndarray:
     blanked σ[:i] differ only in x, for every i. Run algorithms on such streams through
     `SkipBlanks`.
     """
-    stream = require_array("stream", stream, integer=True, ndim=1).copy()
+    stream = require_array("stream", stream, integer=True, ndim=1).astype(np.int64)   # a copy
+    if stream.size and stream.min() < BLANK:
+        _fail_element("stream", stream[stream < BLANK][0], "an ID >= 0, or BLANK = -1")
     stream[stream == require_int("x", x, low=0)] = BLANK
     return stream
 
@@ -405,7 +435,7 @@ class SkipBlanks(StreamAlgorithm):
             self.algorithm.update(x)
 
     def process(self, stream) -> None:
-        stream = np.asarray(stream)
+        stream = require_array("stream", stream)
         self.algorithm.process(stream[stream != BLANK] if stream.ndim == 1 else stream)
 
     def output(self):
@@ -448,7 +478,8 @@ def pan_privacy_pmf(universe_size, m, epsilon, stream, intrusion_time, announced
     epsilon = require_epsilon(epsilon, high=2.0, note="D_1 must be a distribution")
     stream = require_array("stream", stream, integer=True, ndim=1)
     if np.any((stream < BLANK) | (stream >= n)):
-        raise ValueError(f"stream elements must be in [0, {n - 1}] or BLANK (-1)")
+        bad = stream[(stream < BLANK) | (stream >= n)][0]
+        raise ValueError(f"stream elements must be in [0, {n - 1}] or BLANK (-1); got {bad.item()!r}")
     times = _times(intrusion_time, (len(stream), len(stream)))
     edges = [0, *times, len(stream)]
     segments = [set(stream[a:b].tolist()) for a, b in zip(edges[:-1], edges[1:])]
@@ -504,7 +535,11 @@ def exact_pan_privacy_epsilon(universe_size, m, epsilon, stream_a, stream_b, int
             for s in (stream_a, stream_b)]
     if theta_noise_scale is None:
         theta_noise_scale = 1 / (epsilon * m)
-    s = float(theta_noise_scale)
+        if theta_noise_scale == math.inf:
+            raise ValueError(f"epsilon must be at least about 1e-307: the output noise scale "
+                             f"1/(epsilon m) overflows; got epsilon={epsilon!r}")
+    s = require_real("theta_noise_scale", theta_noise_scale, low=0.0, high=math.inf,
+                     low_open=True, high_open=True, note="a Laplace scale on the scale of θ")
     centres = np.arange(m + 1) / m
     kernel = np.exp(-np.abs(centres[:, None] - centres[None, :]) / s)   # y = centre, k ones
     views = {key[:2] for pmf in pmfs for key in pmf}
@@ -514,5 +549,11 @@ def exact_pan_privacy_epsilon(universe_size, m, epsilon, stream_a, stream_b, int
         if (weights[0].sum() > 0) != (weights[1].sum() > 0):
             return math.inf                  # a view possible on one stream only
         densities = [kernel @ w for w in weights]   # the kernel is positive everywhere
-        worst = max(worst, float(np.max(np.abs(np.log(densities[0]) - np.log(densities[1])))))
+        if min(d.min() for d in densities) > 0:
+            logs = [np.log(d) for d in densities]
+        else:   # a tiny s: the kernel underflows to 0, so add in log space
+            with np.errstate(divide="ignore"):
+                logs = [logsumexp(-np.abs(centres[:, None] - centres[None, :]) / s
+                                  + np.log(w)[None, :], axis=1) for w in weights]
+        worst = max(worst, float(np.max(np.abs(logs[0] - logs[1]))))
     return worst

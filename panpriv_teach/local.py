@@ -55,6 +55,12 @@ def local_epsilon(channel) -> float:
         array = require_array("channel", channel, ndim=2, nonempty=True,
                               note="one row per input, one column per output")
         rows = list(array.astype(float))
+    for x, row in zip(channel if isinstance(channel, dict) else range(len(rows)), rows):
+        try:
+            exact_epsilon(row, row)   # checks that the row is a pmf
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"channel[{x!r}] must be a pmf, non-negative probabilities summing "
+                            f"to 1: {exc}") from None
     return max((exact_epsilon(a, b) for a, b in itertools.combinations(rows, 2)), default=0.0)
 
 
@@ -120,13 +126,21 @@ def warner_and_epsilon(truth_probability=0.5, bits=2, release="and") -> float:
 
 # ----------------------------------------------------------------------------- frequency oracles
 
-def _values(values, k):
-    values = require_array("values", values, integer=True, nonempty=True)
+def _values(values, k, name="values"):
+    values = require_array(name, values, integer=True, nonempty=True)
     if values.min() < 0 or values.max() >= k:
         bad = values[(values < 0) | (values >= k)].flat[0]
-        raise ValueError(f"each entry of values must be an integer in [0, {k - 1}] (the domain "
+        raise ValueError(f"each entry of {name} must be an integer in [0, {k - 1}] (the domain "
                          f"has k = {k} values); got {bad.item()!r}")
     return values
+
+
+def _require_signal(p, q, epsilon):
+    """The estimators divide by p - q: it must not round to 0 (epsilon below about 1e-15)."""
+    if not p > q:
+        raise ValueError(f"epsilon must be at least about 1e-15: below it p = q in floating point "
+                         f"and the reports carry no information (the estimates divide by p - q); "
+                         f"got {epsilon!r}")
 
 
 class DirectEncoding:
@@ -150,6 +164,7 @@ class DirectEncoding:
         weight = math.exp(min(self.epsilon, 700.0))
         self.p = weight / (weight + self.k - 1)   # P(report = v | value v)
         self.q = 1.0 / (weight + self.k - 1)      # P(report = u | value v), u != v
+        _require_signal(self.p, self.q, epsilon)
 
     def report_distribution(self, value) -> np.ndarray:
         """The exact law of one report for `value`: an array over 0..k-1."""
@@ -182,7 +197,7 @@ class DirectEncoding:
 
     def counts(self, reports) -> np.ndarray:
         """C_v, the number of reports equal to v, per row: shape (..., k) for (..., n)."""
-        reports = np.atleast_1d(_values(reports, self.k))
+        reports = np.atleast_1d(_values(reports, self.k, "reports"))
         flat = reports.reshape(-1, reports.shape[-1])
         offsets = (np.arange(len(flat)) * self.k)[:, None]
         found = np.bincount((flat + offsets).ravel(), minlength=len(flat) * self.k)
@@ -191,7 +206,7 @@ class DirectEncoding:
     def estimate(self, reports) -> np.ndarray:
         """The unbiased counts (C_v - n q)/(p - q), v = 0..k-1: shape (..., k) for reports
         of shape (..., n). E[C_v] = c_v p + (n - c_v) q, solved for c_v."""
-        reports = np.atleast_1d(_values(reports, self.k))
+        reports = np.atleast_1d(_values(reports, self.k, "reports"))
         n = reports.shape[-1]
         return (self.counts(reports) - n * self.q) / (self.p - self.q)
 
@@ -231,6 +246,7 @@ class UnaryEncoding:
         self.bias = math.tanh(self.epsilon / 4)   # of each bit's randomized response
         self.p = (1 + self.bias) / 2              # P(bit reported as is)
         self.q = (1 - self.bias) / 2              # P(bit flipped)
+        _require_signal(self.p, self.q, epsilon)
 
     def report_distribution(self, value) -> dict:
         """The exact law of one report for `value`: {bit tuple of length k: probability}

@@ -7,6 +7,7 @@ Dwork 2010 (000) §2, Thm 2.1; Mir et al. 2011 (001) Thm 2; lecture notes 004 §
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -21,10 +22,21 @@ __all__ = ["laplace_mechanism", "geometric_mechanism", "sample_discrete_laplace_
            "warner_estimate", "warner_epsilon"]
 
 
+MAX_INT_NOISE_SCALE = 2.0**56   # int64 noise: P(|noise| >= 2^62) <= 2 exp(-64) below it
+
+
 def _positive(name, value, note=""):
     """A finite real number > 0."""
     return require_real(name, value, low=0.0, high=math.inf, low_open=True, high_open=True,
                         note=note)
+
+
+def _invertible(name, value):
+    """`value` > 0 whose reciprocal is a finite float (estimates divide by it)."""
+    if 1 / value == math.inf:
+        raise ValueError(f"{name} must be at least about 1e-308 (the estimate divides by it, and "
+                         f"1/{name} must be a finite float); got {value!r}")
+    return value
 
 
 def _real_array(name, values, **kwargs):
@@ -49,6 +61,9 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     """
     sensitivity = _positive("sensitivity", sensitivity)
     epsilon = require_epsilon(epsilon)
+    if not math.isfinite(sensitivity / epsilon):   # else the noise, and the release, are inf
+        raise ValueError(f"sensitivity/epsilon, the Laplace scale, must be a finite number; got "
+                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
     array = _real_array("value", value)
     noisy = array + as_rng(rng).laplace(0.0, sensitivity / epsilon, size=array.shape)
     return float(noisy) if array.ndim == 0 else noisy
@@ -67,7 +82,8 @@ def discrete_laplace_pmf(k, scale):
     """
     scale = float(_positive("scale", scale))
     k = require_array("k", k, integer=True)
-    pmf = math.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
+    with np.errstate(over="ignore"):   # |k|/scale = inf for a tiny scale: pmf exactly 0
+        pmf = math.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
     return float(pmf) if pmf.ndim == 0 else pmf
 
 
@@ -89,9 +105,17 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, exact=False):
     sensitivity = require_int("sensitivity", sensitivity, low=1,  # Δ
                               note="the geometric mechanism needs an integer sensitivity")
     epsilon = require_epsilon(epsilon)
+    if sensitivity / epsilon > MAX_INT_NOISE_SCALE:   # int64 draws would saturate: no noise
+        raise ValueError(f"sensitivity/epsilon, the noise scale, must be at most 2^56 ≈ 7.2e16 "
+                         f"(the noise is an int64); got sensitivity={sensitivity!r}, "
+                         f"epsilon={epsilon!r}")
     array = require_array("value", value, integer=True)
     if array.dtype.kind not in "iu":
         raise TypeError(f"value must hold integers; got dtype {array.dtype}")
+    if array.size and (array.min() < -2**62 or array.max() > 2**62):
+        bad = array[(array < -2**62) | (array > 2**62)].flat[0]
+        raise ValueError(f"each entry of value must be an integer in [-2^62, 2^62] (value + noise "
+                         f"must fit in int64); got {bad.item()!r}")
     rng = as_rng(rng)
     if exact:
         scale = Fraction(sensitivity) / Fraction(epsilon)  # a float is an exact binary fraction
@@ -158,6 +182,9 @@ def sample_discrete_laplace_exact(scale, rng=None, size=None):
     rng = as_rng(rng)
     if size is not None:
         size = require_int("size", size, low=0)
+        if scale > MAX_INT_NOISE_SCALE:
+            raise ValueError(f"scale must be at most 2^56 ≈ 7.2e16 when size is given (the "
+                             f"samples are returned as int64); got {float(scale)!r}")
         return np.array([sample_discrete_laplace_exact(scale, rng) for _ in range(size)],
                         dtype=np.int64)
     t, s = scale.numerator, scale.denominator  # scale = t/s
@@ -192,8 +219,11 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotone=F
     scores = _real_array("scores", scores, ndim=1, nonempty=True,
                          note="one score per candidate").astype(float)
     factor = epsilon / (sensitivity if monotone else 2.0 * sensitivity)
-    with np.errstate(over="ignore"):  # a difference of ±1e308 scores is -inf: weight 0
-        logits = (scores - scores.max()) * factor  # <= 0, the best candidate gets exp(0) = 1
+    with np.errstate(over="ignore", invalid="ignore"):  # ±1e308 scores: -inf, weight 0
+        gaps = scores - scores.max()
+        # <= 0, and exactly 0 for the best candidates (also when factor overflows to inf:
+        # the limit is the uniform law on the maximisers, not 0 * inf = NaN)
+        logits = np.where(gaps == 0, 0.0, gaps * factor)
     weights = np.exp(logits)
     return weights / weights.sum()
 
@@ -217,9 +247,9 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
     """
     probabilities = exponential_mechanism_probabilities(scores, sensitivity, epsilon,
                                                         monotone)
-    if isinstance(candidates, (str, bytes)) or not hasattr(candidates, "__len__"):
-        raise TypeError("candidates must be a sequence (list, tuple, range or array); "
-                        f"got {type(candidates).__name__}")
+    if isinstance(candidates, (str, bytes)) or not isinstance(candidates, (Sequence, np.ndarray)):
+        raise TypeError("candidates must be a sequence (list, tuple, range or array), indexed "
+                        f"0, 1, ...; got {type(candidates).__name__}")
     if len(candidates) != len(probabilities):
         raise ValueError("candidates and scores must have the same length (one score per "
                          f"candidate); got {len(candidates)} candidates and "
@@ -257,14 +287,17 @@ class RandomizedResponse:
     """
 
     def __init__(self, bias):
-        self.bias = require_real("bias", bias, low=0.0, high=1.0, low_open=True,
-                                 high_open=True,
-                                 note="004 §1: N_i = 1 with probability (1 + bias)/2")
+        self.bias = _invertible("bias", require_real(
+            "bias", bias, low=0.0, high=1.0, low_open=True, high_open=True,
+            note="004 §1: N_i = 1 with probability (1 + bias)/2"))
 
     @classmethod
     def from_epsilon(cls, epsilon):
         """The RR whose privacy is exactly `epsilon`: bias = tanh(epsilon/2)."""
         bias = math.tanh(require_epsilon(epsilon) / 2)
+        if bias <= 0.0:
+            raise ValueError(f"epsilon must be at least about 1e-307 (the bias tanh(epsilon/2) "
+                             f"underflows to 0: RR would report pure noise); got {epsilon!r}")
         if bias >= 1.0:
             raise ValueError(f"epsilon must be below about 38 (the bias tanh(epsilon/2) rounds "
                              f"to 1 in floating point: RR would report the truth); got {epsilon!r}")
@@ -366,7 +399,7 @@ def warner_estimate(reports, truth_probability=0.5):
     is sqrt((1 - p^2) n)/(2p), as for `RandomizedResponse(p).std(n)`.
     `reports` of shape (..., n) gives one estimate per row (a float for 1-D input).
     """
-    p = require_probability("truth_probability", truth_probability)
+    p = _invertible("truth_probability", require_probability("truth_probability", truth_probability))
     reports = np.atleast_1d(require_array("reports", reports, allowed={0, 1}, nonempty=True))
     n = reports.shape[-1]
     estimates = (reports.sum(axis=-1) - (1 - p) * n / 2) / p

@@ -14,7 +14,7 @@ import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
 from panpriv_teach.validation import (require_array, require_in_universe, require_int,
-                                      require_probability)
+                                      require_probability, require_real)
 
 from panpriv_teach.cropped import CroppedSum, HeavyHittersCount
 from panpriv_teach.stable import PanPrivateDistinctCount, StableSketch
@@ -65,9 +65,11 @@ class CountMinSketch(StreamAlgorithm):
     @classmethod
     def with_accuracy(cls, error, failure_probability, universe_size=HASH_PRIME, rng=None):
         """A sketch with estimate(x) <= a_x + error·||a||_1 except w.p. failure_probability."""
-        error = require_probability("error", error, note="the additive error as a fraction of ||a||_1")
+        error = require_real("error", error, low=math.e / HASH_PRIME, high=1.0, high_open=True,
+                             note="the additive error as a fraction of ||a||_1; below e/p a row "
+                             "would need more than p = 2^31 - 1 counters, and h_j(x) < p")
         failure_probability = require_probability("failure_probability", failure_probability)
-        return cls(math.ceil(math.e / error), math.ceil(math.log(1 / failure_probability)),
+        return cls(math.ceil(math.e / error), math.ceil(-math.log(failure_probability)),
                    universe_size, rng)
 
     @classmethod
@@ -110,7 +112,7 @@ class CountMinSketch(StreamAlgorithm):
 
     def estimate(self, x):
         """min_j counters[j, h_j(x)]: an int for one x, an array for an array of x."""
-        x = np.asarray(x)
+        x = require_in_universe("x", x, self.universe_size)
         values = self.counters[np.arange(self.depth)[:, None] if x.ndim else np.arange(self.depth),
                                self.buckets(x)]
         return int(values.min()) if x.ndim == 0 else values.min(axis=0)

@@ -26,8 +26,11 @@ __all__ = ["stable_sample", "stable_scale_factor", "lp_power", "StableSketch",
 # ----------------------------------------------------------------------------------------
 
 def _require_p(p):
-    return require_real("p", p, low=0.0, high=2.0, low_open=True,
-                        note="p-stable laws exist for 0 < p <= 2 (Def 6)")
+    p = require_real("p", p, low=0.0, high=2.0, low_open=True,
+                     note="p-stable laws exist for 0 < p <= 2 (Def 6)")
+    if p < 1e-300:   # the sampler divides logs (|log| < 745) by p: below, inf - inf = NaN draws
+        raise ValueError(f"p must be at least 1e-300 (the sampler divides by p); got {p!r}")
+    return p
 
 
 def stable_sample(p, size=None, rng=None):
@@ -54,7 +57,6 @@ def stable_sample(p, size=None, rng=None):
     return float(x) if size is None else x
 
 
-@functools.lru_cache(maxsize=None)
 def stable_scale_factor(p) -> float:
     """sf(p) = median |X_0|^p for X_0 ~ S(p), computed numerically (Alg 1's input).
 
@@ -63,7 +65,11 @@ def stable_scale_factor(p) -> float:
     β = 0 is the law of `stable_sample`). Exact values: sf(1) = 1 (Cauchy: tan(π/4));
     sf(2) = (√2 Φ⁻¹(3/4))² ≈ 0.9099.
     """
-    p = _require_p(p)
+    return _stable_scale_factor(_require_p(p))   # checked before the cache hashes p
+
+
+@functools.lru_cache(maxsize=None)
+def _stable_scale_factor(p: float) -> float:
     if p == 1.0:
         return 1.0
     if p == 2.0:
@@ -204,7 +210,8 @@ class StableSketch(StreamAlgorithm):
 
 def enumeration_size(universe_size, Z) -> int:
     """(4Z + 1)^m: the number of vectors c ∈ {−2Z, …, 2Z}^m that exact Alg 1 enumerates."""
-    return (4 * int(Z) + 1) ** int(universe_size)
+    Z = require_int("Z", Z, low=1, note="the bound on each state a_i (§2.1)")
+    return (4 * Z + 1) ** require_int("universe_size", universe_size, low=1)
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:

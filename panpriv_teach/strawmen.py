@@ -58,7 +58,10 @@ class ExactSet(StreamAlgorithm):
 
 def keyed_hash(key: bytes, ids) -> np.ndarray:
     """BLAKE2b keyed with `key` (a MAC), truncated to 64 bits, of each ID: uint64 array."""
-    ids = np.atleast_1d(np.asarray(ids, dtype=np.int64))
+    if not isinstance(key, bytes) or len(key) > 64:
+        raise TypeError(f"key must be bytes of length at most 64 (a BLAKE2b key); got "
+                        f"{type(key).__name__} {key!r}")
+    ids = np.atleast_1d(require_array("ids", ids, integer=True))
     return np.array([int.from_bytes(hashlib.blake2b(int(x).to_bytes(8, "little", signed=True),
                                                     key=key, digest_size=8).digest(), "little")
                      for x in ids], dtype=np.uint64)
@@ -108,7 +111,8 @@ class SampledBits(StreamAlgorithm):
     """
 
     def __init__(self, universe_size, m, epsilon, rng=None):
-        self.universe_size = require_int("universe_size", universe_size, low=1)
+        self.universe_size = require_int("universe_size", universe_size, low=1, high=2**63 - 1,
+                                         note="elements are stored as int64")
         self.m = require_int("m", m, low=1, high=self.universe_size)
         self.epsilon = require_epsilon(epsilon)
         self._rng = as_rng(rng)

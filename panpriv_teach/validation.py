@@ -76,6 +76,8 @@ def require_array(name: str, values, *, ndim: int | None = None, allowed=None,
     if array.dtype == object or not (np.issubdtype(array.dtype, np.number)
                                      or array.dtype == bool):
         raise TypeError(f"{name} must hold numbers; got an array of dtype {array.dtype}")
+    if array.dtype.kind == "c":   # complex numbers have no order: ranges would be meaningless
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {array.dtype}")
     if ndim is not None and array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional; got shape {array.shape}")
     if nonempty and array.size == 0:
@@ -87,8 +89,17 @@ def require_array(name: str, values, *, ndim: int | None = None, allowed=None,
             if np.any(array != np.round(array)):
                 bad = array[array != np.round(array)].flat[0]
                 _fail(name, bad, "whole numbers", note)
+            outside = np.abs(array) >= 2.0**63   # astype would wrap them into garbage
+            if np.any(outside):
+                _fail(name, array[outside].flat[0].item(), "whole numbers in (-2^63, 2^63) "
+                      "(stored as int64)", note)
             array = array.astype(np.int64)
         elif array.dtype == bool:
+            array = array.astype(np.int64)
+        elif array.dtype.kind == "u":   # as int64, so comparisons with -1 etc. work
+            if array.size and array.max() >= 2**63:
+                _fail(name, array[array >= 2**63].flat[0].item(), "whole numbers in (-2^63, "
+                      "2^63) (stored as int64)", note)
             array = array.astype(np.int64)
     if allowed is not None and array.size:
         ok = np.isin(array, list(allowed))

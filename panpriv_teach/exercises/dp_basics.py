@@ -193,12 +193,29 @@ def exercise_1_5(answer_queries):
 
 
 # ---------------------------------------------------------------- 1.6 exponential mechanism
+def _is_candidate(pick, candidates) -> bool:
+    try:
+        return bool(pick in candidates)
+    except Exception:  # e.g. an array, compared elementwise: not one candidate
+        return False
+
+
+def _one_candidate(candidates):
+    """`convert` for expect_uses_rng: the answer must be one of the candidates."""
+    def convert(pick):
+        if not _is_candidate(pick, candidates):
+            shown = repr(pick) if len(repr(pick)) <= 40 else repr(pick)[:37] + "..."
+            raise ExerciseFailed(f"your mechanism returned {shown}, which is not one of the "
+                                 f"candidates {candidates}: return a candidate, not an index or "
+                                 "a score.")
+        return pick
+    return convert
+
+
 def _frequencies(mechanism, candidates, scores, sensitivity, epsilon, rng, draws):
     picks = call(mechanism, candidates, scores, sensitivity, epsilon, rng=rng, repeat=draws)
-    unknown = [p for p in picks if p not in candidates]
-    if unknown:
-        raise ExerciseFailed(f"your mechanism returned {unknown[0]!r}, which is not one of the "
-                             f"candidates {candidates}: return a candidate, not an index or a score.")
+    for pick in picks:
+        _one_candidate(candidates)(pick)
     return np.array([sum(p == c for p in picks) for c in candidates]) / draws
 
 
@@ -210,7 +227,8 @@ def _weights(scores, factor):
 @exercise("1.6", "The exponential mechanism")
 def exercise_1_6(exponential_mechanism):
     candidates, scores = ["red", "green", "blue", "yellow"], [0.0, 1.0, 2.0, 3.0]
-    expect_uses_rng(exponential_mechanism, candidates, scores, 1.0, 1.0)
+    expect_uses_rng(exponential_mechanism, candidates, scores, 1.0, 1.0,
+                    convert=_one_candidate(candidates))
     rng = np.random.default_rng(106)
     draws = 10_000  # a frequency is within 6 s.e. ≤ 0.03 of its probability w.p. > 1 - 1e-8
     for sensitivity, epsilon in [(1.0, 1.0), (3.0, 2.0)]:

@@ -181,8 +181,8 @@ def as_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
     if value is None:
         raise ExerciseFailed(f"{what} is None. Did you forget a `return`?")
     try:
-        if np.asarray(value).dtype.kind in "USO":
-            raise TypeError("not numbers")
+        if np.asarray(value).dtype.kind in "USOc":   # complex: float() would drop the imaginary part
+            raise TypeError("not real numbers")
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ExerciseFailed(f"{what} should be an array of numbers, got {type(value).__name__} "

@@ -20,11 +20,15 @@ _CASES = [(1, 4), (2, 4), (3, 4), (4, 4), (1, 8), (5, 8), (6, 8), (7, 8), (8, 8)
 
 def _nodes(answer, what):
     try:
-        nodes = {(int(s), int(e)) for s, e in answer}
+        pairs = [(s, e) for s, e in answer]
+        whole = all(float(v) == int(v) for pair in pairs for v in pair)
     except Exception:
         raise ExerciseFailed(f"{what} should be a collection of (start, end) pairs, got "
                              f"{type(answer).__name__}.") from None
-    return nodes
+    if not whole:   # int() would truncate 1.5 to 1 and accept it
+        raise ExerciseFailed(f"{what} should hold pairs of whole numbers (time steps); got "
+                             f"{pairs[:3]!r}{' ...' if len(pairs) > 3 else ''}.")
+    return {(int(s), int(e)) for s, e in pairs}
 
 
 def _fmt(nodes):

@@ -204,7 +204,11 @@ def exercise_6_5(attack):
         try:
             if np.ndim(guess) != 1:
                 raise TypeError
-            guess = {int(x) for x in np.asarray(guess).ravel()}
+            ids = np.asarray(guess)
+            if ids.size and (ids.dtype.kind not in "iuf" or not np.all(np.isfinite(ids))
+                             or np.any(ids != np.round(ids))):   # not whole numbers: int()
+                raise TypeError                                   # would truncate or drop a part
+            guess = {int(x) for x in ids.ravel()}
         except (TypeError, ValueError):
             raise ExerciseFailed(f"attack should return a list or array of IDs; got "
                                  f"{type(guess).__name__}.") from None

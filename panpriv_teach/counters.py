@@ -238,6 +238,19 @@ def _ones_through(k, t0: int, held: dict, cumulative: np.ndarray) -> np.ndarray:
 # The simple solution (000 §6)
 # ----------------------------------------------------------------------------------------
 
+def _smallest_where(too_small, start: float, floor: float, iterations: int) -> float:
+    """The threshold of a monotone test: the smallest x (to bisection precision) at which
+    `too_small(x)` turns false. Doubles from `start` until the test fails, then bisects
+    between the last true point (or `floor`) and the first false one `iterations` times."""
+    lo, hi = floor, start
+    while too_small(hi):
+        lo, hi = hi, 2 * hi
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if too_small(mid) else (lo, mid)
+    return hi
+
+
 class FixedHorizonCounter(ContinualCounter):
     """A counter that serves a known number T of steps (the tree counters): its releases are
     calibrated to T, so it refuses step T + 1 rather than answer with the wrong noise."""
@@ -248,6 +261,12 @@ class FixedHorizonCounter(ContinualCounter):
 
     def _params(self) -> dict:
         return {"T": self.T, "epsilon": self.epsilon}
+
+    def _take(self, stream) -> np.ndarray:
+        """`stream` as 0/1 int64, after checking the counter has room for all of it."""
+        x = as_bit_stream(stream)
+        self._check_room(x.size)
+        return x
 
     def _check_room(self, steps: int) -> None:
         if self._t + steps > self.T:
@@ -447,9 +466,8 @@ class BinaryTreeCounter(FixedHorizonCounter):
         """All releases, vectorised: one Laplace draw per step (as `step`), the noise of each
         release summed over its nodes by `_prefix_over_nodes` in O(T), plus the exact
         prefix counts. Continues from the current step, like repeated `step`."""
-        x = as_bit_stream(stream)
+        x = self._take(stream)
         n = x.size
-        self._check_room(n)
         if n == 0:
             return np.zeros(0)
         t0, t_end = self._t, self._t + n
@@ -502,13 +520,8 @@ class BinaryTreeCounter(FixedHorizonCounter):
         def failure(lam):
             return float(np.sum(2 * counts * _laplace_sum_tail(lam, sizes, b)))
 
-        lo, hi = 1e-9 * b, b
-        while failure(hi) > beta:
-            lo, hi = hi, 2 * hi
-        for _ in range(100):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if failure(mid) > beta else (lo, mid)
-        return hi
+        return _smallest_where(lambda lam: failure(lam) > beta, start=b, floor=1e-9 * b,
+                              iterations=100)
 
     def state(self) -> dict:
         """{"t", "exact": {node: exact sum}, "noisy": {node: X_I}} for the nodes of [1, t]:

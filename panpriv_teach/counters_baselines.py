@@ -19,7 +19,7 @@ import numpy as np
 
 from panpriv_teach.core import as_rng
 from panpriv_teach.counters import (FixedHorizonCounter, _lowest_level, _ones_through, _popcount,
-                                    _prefix_over_nodes, as_bit, as_bit_stream, check_horizon,
+                                    _prefix_over_nodes, _smallest_where, as_bit, check_horizon,
                                     dyadic_intervals, tree_levels)
 from panpriv_teach.validation import (require_epsilon, require_int, require_probability,
                                       require_real)
@@ -106,9 +106,8 @@ class HonakerTreeCounter(FixedHorizonCounter):
 
     def run(self, stream) -> np.ndarray:
         """All releases, vectorised level by level (continues from the current step)."""
-        x = as_bit_stream(stream)
+        x = self._take(stream)
         n = x.size
-        self._check_room(n)
         if n == 0:
             return np.zeros(0)
         t0, t_end, L = self._t, self._t + n, self.levels
@@ -203,13 +202,8 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
         a, b = D / (2 * sigma), epsilon * sigma / D
         return float(ndtr(a - b) - math.exp(epsilon + log_ndtr(-a - b)))
 
-    lo, hi = 1e-6 * D, D
-    while delta_of(hi) > delta:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if delta_of(mid) > delta else (lo, mid)
-    return hi
+    return _smallest_where(lambda sigma: delta_of(sigma) > delta, start=D, floor=1e-6 * D,
+                          iterations=200)
 
 
 class SqrtFactorizationCounter(FixedHorizonCounter):
@@ -262,9 +256,8 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
 
     def run(self, stream) -> np.ndarray:
         """All releases: the same normal draws as repeated `step`, convolved by FFT."""
-        x = as_bit_stream(stream)
+        x = self._take(stream)
         n = x.size
-        self._check_room(n)
         if n == 0:
             return np.zeros(0)
         t0, t_end = self._t, self._t + n

@@ -134,9 +134,8 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
         """All releases at once. No randomness is drawn after the start, so this returns the
         same releases as repeated `step` (up to floating-point rounding of the sums) and
         leaves the same memory. Continues from the current step."""
-        x = as_bit_stream(stream)
+        x = self._take(stream)
         n = x.size
-        self._check_room(n)
         if n == 0:
             return np.zeros(0)
         t = np.arange(self._t + 1, self._t + n + 1)

@@ -1,10 +1,12 @@
 """Interactive figures for the lectures: a row of controls bound to a plotting function.
 
-`parameter_panel(draw, epsilon=float_slider(...))` shows the controls above an output area
-and redraws `draw(**values)` whenever a control changes. The first drawing uses the
+`parameter_panel(draw, epsilon=float_slider(...))` shows the controls above the figure that
+`draw(**values)` makes, and redraws it whenever a control changes. The first drawing uses the
 default values, so the stored notebook shows a good static figure.
 """
 from __future__ import annotations
+
+import io
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
@@ -45,25 +47,47 @@ def choice(description: str, options, value=None) -> w.Dropdown:
 
 
 def parameter_panel(draw, **controls) -> w.VBox:
-    """Display `controls` above a figure drawn by `draw(**values)`; redraw on every change.
+    """Display `controls` above the figure that `draw(**values)` makes; redraw on every change.
 
-    `draw` makes its own figure (e.g. with `panpriv_teach.plots.figure`, which lays it out
-    with fixed margins here, for a fast redraw). Returns the panel
-    (already displayed) so a test or a later cell can move its controls.
+    `draw` makes one new matplotlib figure (e.g. with `panpriv_teach.plots.figure`, which lays
+    it out with fixed margins here). The panel renders it to PNG into an Image widget and
+    closes it: one message to the browser per redraw, no tight-bounding-box pass, no output
+    area to rebuild. Anything `draw` prints, and any error it raises, appears below the figure.
+    Returns the panel, already displayed, with `draw`, `controls` (name → widget) and
+    `redraw()` as attributes, so that a test or a later cell can move its controls.
     """
-    output = w.Output()
+    image = w.Image(format="png")
+    messages = w.Output()
 
     def redraw(change=None):
-        with output, fixed_margins():
-            output.clear_output(wait=True)
-            draw(**{name: control.value for name, control in controls.items()})
-            plt.show()
+        if messages.outputs:
+            messages.clear_output()
+        before = set(plt.get_fignums())
+        try:
+            with messages, fixed_margins():
+                draw(**{name: control.value for name, control in controls.items()})
+                made = [n for n in plt.get_fignums() if n not in before]
+                if len(made) != 1:
+                    raise ValueError(f"draw: expected {draw.__name__}(...) to make exactly one new "
+                                     f"matplotlib figure and leave it open, it left {len(made)} "
+                                     "(the panel shows the figure: no plt.show() inside draw)")
+                image.value = png(plt.figure(made[0]))
+        finally:
+            for n in set(plt.get_fignums()) - before:
+                plt.close(n)
 
     for control in controls.values():
         control.observe(redraw, names="value")
     rows = [w.HBox(list(controls.values())[i:i + 2]) for i in range(0, len(controls), 2)]
-    panel = w.VBox([*rows, output])
-    panel.redraw = redraw
+    panel = w.VBox([*rows, image, messages])
+    panel.draw, panel.controls, panel.redraw = draw, controls, redraw
     display(panel)
     redraw()
     return panel
+
+
+def png(fig) -> bytes:
+    """The figure as PNG bytes at its own size and resolution, on white (readable in any theme)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi="figure", facecolor="white")
+    return buffer.getvalue()

@@ -1,12 +1,17 @@
 """The house style and the widget panel: a panel draws once with its defaults (the static
 view) and redraws with the new values whenever a control moves."""
+import io
+
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from panpriv_teach import plots, widgets  # noqa: E402
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def test_panel_draws_the_default_view_then_redraws_on_every_change():
@@ -19,13 +24,45 @@ def test_panel_draws_the_default_view_then_redraws_on_every_change():
 
     epsilon = widgets.float_slider("ε", 1.0, 0.1, 3.0, 0.1)
     n = widgets.int_slider("n", 10, 1, 100)
+    open_before = plt.get_fignums()
     panel = widgets.parameter_panel(draw, epsilon=epsilon, n=n)
+    row, image, messages = panel.children  # one row of two controls, the figure, its messages
     assert calls == [(1.0, 10)]
+    first = bytes(image.value)
+    assert first.startswith(PNG_SIGNATURE)
     epsilon.value = 2.0
     n.value = 20
     assert calls == [(1.0, 10), (2.0, 10), (2.0, 20)]
-    assert len(panel.children) == 2  # one row of two controls, then the figure
-    plt.close("all")
+    assert bytes(image.value).startswith(PNG_SIGNATURE) and bytes(image.value) != first
+    assert plt.get_fignums() == open_before, "the panel must close the figures it rendered"
+    assert messages.outputs == ()
+
+
+def test_panel_renders_the_figure_at_its_own_size_on_white():
+    def draw(width):
+        plots.figure(width=width, height=2.0)
+
+    panel = widgets.parameter_panel(draw, width=widgets.float_slider("width", 4.0, 2.0, 8.0, 1.0))
+    image = panel.children[1]
+    dpi = matplotlib.rcParams["figure.dpi"]
+    pixels = plt.imread(io.BytesIO(image.value))
+    assert pixels.shape[:2] == (round(2.0 * dpi), round(4.0 * dpi))
+    assert np.all(pixels[0, 0, :3] == 1.0) and pixels[0, 0, 3] == 1.0  # opaque white corner
+    panel.children[0].children[0].value = 6.0
+    assert plt.imread(io.BytesIO(image.value)).shape[1] == round(6.0 * dpi)
+
+
+@pytest.mark.parametrize("figures", [0, 2])
+def test_panel_says_when_draw_does_not_leave_exactly_one_figure(figures):
+    def draw(n):
+        for _ in range(figures):
+            plots.figure()
+
+    open_before = plt.get_fignums()
+    with pytest.raises(ValueError, match=rf"draw: expected draw\(...\) to make exactly one new "
+                                         rf"matplotlib figure and leave it open, it left {figures}"):
+        widgets.parameter_panel(draw, n=widgets.int_slider("n", 1, 0, 2))
+    assert plt.get_fignums() == open_before
 
 
 def test_controls_redraw_on_release_not_while_dragging():

@@ -303,7 +303,7 @@ def test_a_deck_renders_math_and_widgets_from_file_urls(deck):
             reveal: document.querySelector('.reveal').classList.contains('ready'),
             math: document.querySelectorAll('.MathJax_CHTML').length,
             math_errors: document.querySelectorAll('.MathJax_Error, merror').length,
-            widget_figures: document.querySelectorAll('.widget-output img').length})""")
+            widget_figures: document.querySelectorAll('.widget-output img, img.widget-image').length})""")
 
     [(info, remote, errors)] = _open_offline([deck.as_uri()], exe, act)
     assert not remote, f"the deck requested remote URLs: {remote}"
@@ -327,7 +327,7 @@ def test_every_site_lecture_renders_offline_with_its_widgets(site):
         nb = pages[url]
         has_widgets = WIDGET_VIEW_MIME in nb.read_text(encoding="utf-8")
         if has_widgets:
-            page.wait_for_selector(".widget-output img, .jupyter-widgets-view img", timeout=30_000)
+            page.wait_for_selector(".widget-output img, img.widget-image, .jupyter-widgets-view img", timeout=30_000)
         if page.evaluate("document.querySelectorAll('.math').length > 0"):
             page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=30_000)
         info = page.evaluate("""() => ({
@@ -335,11 +335,11 @@ def test_every_site_lecture_renders_offline_with_its_widgets(site):
             math: document.querySelectorAll('mjx-container').length,
             math_errors: document.querySelectorAll('mjx-merror').length,
             widgets: document.querySelectorAll('.widget-slider, .widget-dropdown, .widget-toggle-buttons, .widget-checkbox').length,
-            widget_figures: [...document.querySelectorAll('.widget-output img')].filter(i => i.naturalWidth > 0).length,
+            widget_figures: [...document.querySelectorAll('.widget-output img, img.widget-image')].filter(i => i.naturalWidth > 0).length,
             navigation: document.querySelectorAll('.bd-sidebar-primary a.reference').length})""")
         info["has_widgets"] = has_widgets
         if nb == shot_lecture:  # the first widget (controls + stored figure) in view
-            page.evaluate("""() => { const w = document.querySelector('.widget-output img')
+            page.evaluate("""() => { const w = document.querySelector('.widget-output img, img.widget-image')
                 .closest('.cell_output, .output') || document.querySelector('.widget-output');
                 window.scrollTo(0, w.getBoundingClientRect().top + window.scrollY - 200); }""")
             page.wait_for_timeout(300)

@@ -1,9 +1,14 @@
-"""Benchmark: all T releases of Cum (BinaryTreeCounter.run) for T = 2^20.
+"""Benchmark: all T releases of Cum (BinaryTreeCounter.run) and of PPCum
+(PanPrivateTreeCounter.run) for T = 2^20.
 
-Reports releases per second and the ratio of the run's time to drawing its noise alone
-(T Laplace numbers, the least any implementation must do): the target is <= 2. Also times
-the other counters' vectorised `run` on the same stream, for reference. Timings are the best
-of REPEATS runs after one warm-up, the run and the noise alone measured alternately, so that
+For each, reports releases per second and the ratio of the whole run's time (construction
+included: PPCum draws all its noise when it is built) to drawing its noise alone, in one call
+of the same numpy Generator method, the least any implementation must do: T Laplace numbers
+for Cum (one per step), 2^21 - 1 for PPCum (N and one N_I per node of the tree below the
+root, sum over levels j < L of ceil(T / 2^j), plus one). Before timing, each count is checked
+against the generator's state after a real run. Target for both: ratio <= 2. Also times the
+other counters' vectorised `run` on the same stream, for reference. Timings are the best of
+REPEATS runs after one warm-up, the run and the noise alone measured alternately, so that
 other load on the machine affects both alike. Run: .venv/bin/python benchmarks/bench_counters.py
 """
 from __future__ import annotations
@@ -14,7 +19,8 @@ import time
 import numpy as np
 
 from panpriv_teach.counters import (BinaryTreeCounter, CascadingBuffersCounter,
-                                    HonakerTreeCounter, SimpleCounter, SqrtFactorizationCounter)
+                                    HonakerTreeCounter, PanPrivateTreeCounter, SimpleCounter,
+                                    SqrtFactorizationCounter, tree_levels)
 
 T = 2**20
 EPSILON = 1.0
@@ -35,17 +41,39 @@ def best_seconds(*fns, repeats=REPEATS) -> list:
     return [min(record) for record in times]
 
 
+def ppcum_draws(T) -> int:
+    """The Laplace numbers PPCum draws for T steps: N, and N_I for every node of levels
+    0 .. L - 1 that starts by T (ceil(T / 2^j) of them at level j)."""
+    return 1 + sum(-(-T // 2**j) for j in range(tree_levels(T)))
+
+
+def run_against_noise(label, counter_class, draws, stream) -> float:
+    """Time counter_class(T, EPSILON, rng).run(stream) against rng.laplace(0, scale, draws);
+    print both and their ratio, and return the ratio. First checks that a run consumes the
+    generator exactly as `draws` Laplace numbers do (one double each)."""
+    used, reference = np.random.default_rng(2), np.random.default_rng(2)
+    counter_class(T, EPSILON, used).run(stream)
+    reference.laplace(0.0, 1.0, draws)
+    assert used.bit_generator.state == reference.bit_generator.state, \
+        f"{label} does not draw exactly {draws:,} Laplace numbers"
+    rng = np.random.default_rng(1)
+    scale = counter_class(T, EPSILON, 0).scale
+    run, noise = best_seconds(lambda: counter_class(T, EPSILON, rng).run(stream),
+                              lambda: rng.laplace(0.0, scale, draws))
+    ratio = run / noise
+    print(f"{label}, T = 2^{T.bit_length() - 1}: {run * 1e3:7.1f} ms, "
+          f"{T / run / 1e6:6.1f} M releases/s")
+    print(f"drawing its {draws:,} Laplace numbers alone: {noise * 1e3:7.1f} ms")
+    print(f"ratio run / noise: {ratio:.2f} (target <= {TARGET_RATIO:g})")
+    return ratio
+
+
 def main() -> int:
     stream = (np.random.default_rng(0).random(T) < 0.3).astype(np.int64)
+    ratios = [run_against_noise(label, cls, draws, stream) for label, cls, draws in [
+        ("Cum (BinaryTreeCounter.run)", BinaryTreeCounter, T),
+        ("PPCum (PanPrivateTreeCounter.run)", PanPrivateTreeCounter, ppcum_draws(T))]]
     rng = np.random.default_rng(1)
-    scale = BinaryTreeCounter(T, EPSILON).scale
-    cum, noise = best_seconds(lambda: BinaryTreeCounter(T, EPSILON, rng).run(stream),
-                              lambda: rng.laplace(0.0, scale, T))
-    ratio = cum / noise
-    print(f"Cum (BinaryTreeCounter.run), T = 2^20: {cum * 1e3:7.1f} ms, "
-          f"{T / cum / 1e6:6.1f} M releases/s")
-    print(f"drawing its T Laplace numbers alone:    {noise * 1e3:7.1f} ms")
-    print(f"ratio run / noise: {ratio:.2f} (target <= {TARGET_RATIO:g})")
     others = {
         "SimpleCounter": lambda: SimpleCounter(EPSILON, rng).run(stream),
         "HonakerTreeCounter": lambda: HonakerTreeCounter(T, EPSILON, rng).run(stream),
@@ -55,7 +83,7 @@ def main() -> int:
     for name, fn in others.items():
         [seconds] = best_seconds(fn, repeats=5)
         print(f"{name + '.run':36s} {seconds * 1e3:8.1f} ms, {T / seconds / 1e6:6.2f} M releases/s")
-    return 0 if ratio <= TARGET_RATIO else 1
+    return 0 if max(ratios) <= TARGET_RATIO else 1
 
 
 if __name__ == "__main__":

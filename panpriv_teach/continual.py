@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from panpriv_teach.core import ContinualCounter, StreamAlgorithm, as_rng
-from panpriv_teach.density import BLANK, D0
+from panpriv_teach.density import BLANK, D0, use_universe_table
 from panpriv_teach.ppcum import PanPrivateTreeCounter
 from panpriv_teach.validation import require_array, require_epsilon, require_int
 
@@ -54,6 +54,16 @@ def claim_7_1(epsilon, exact=False) -> dict:
     repeat = (1 - p["D1"]) * p["D+"] + p["D1"] * p["D-"]
     first = (1 - p["D0"]) * p["D+"] + p["D0"] * p["D-"]
     return {"blank or not in M": p["D0"], "repeat appearance": repeat, "first appearance": first}
+
+
+def _by_representative_then_time(rep) -> np.ndarray:
+    """The stable argsort of `rep` (occurrences in time order): sorting the unique keys
+    rep * n + position with numpy's default sort gives the same order, several times faster
+    than its stable sort."""
+    n = rep.size
+    if n and int(rep.max()) < 2**62 // n:
+        return np.argsort(rep * n + np.arange(n))
+    return np.argsort(rep, kind="stable")
 
 
 class ContinualDensityEstimator(StreamAlgorithm):
@@ -191,11 +201,16 @@ class ContinualDensityEstimator(StreamAlgorithm):
             raise ValueError(f"each element of stream must be in [0, {self.universe_size - 1}] or "
                              f"BLANK = -1 (nothing happened); got {bad.item()!r}")
         self._check_room(n)
-        i = np.minimum(np.searchsorted(self.M, x), self.m - 1)
-        in_M = (x != BLANK) & (self.M[i] == x)
-        pos = np.flatnonzero(in_M)                   # occurrences of representatives
+        if use_universe_table(n, self.universe_size):      # M's index of each element, or -1
+            index = np.full(self.universe_size + 1, -1)     # (the last slot answers BLANK = -1)
+            index[self.M] = np.arange(self.m)
+            i = index[x]
+            pos = np.flatnonzero(i >= 0)             # occurrences of representatives
+        else:
+            i = np.minimum(np.searchsorted(self.M, x), self.m - 1)
+            pos = np.flatnonzero((x != BLANK) & (self.M[i] == x))
         rep = i[pos]
-        order = np.argsort(rep, kind="stable")       # by representative, then time
+        order = _by_representative_then_time(rep)
         rep_sorted = rep[order]
         new_bits = self._rng.random(pos.size) < self._p1            # b_x ~ D1 after each
         first = np.ones(pos.size, dtype=bool)

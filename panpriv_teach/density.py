@@ -250,6 +250,13 @@ class DensityEstimator(StreamAlgorithm):
         return {"universe_size": self.universe_size, "epsilon": self.epsilon, "m": self.m}
 
 
+def use_universe_table(n, universe_size) -> bool:
+    """Look n elements up with a temporary table over the whole universe (O(N) memory,
+    sequential) rather than by binary search in the sorted M (random access): when the
+    batch is not much smaller than the universe, and the universe fits in memory."""
+    return n * 16 >= universe_size and universe_size <= _BITMAP_LIMIT
+
+
 def _appearing(M, stream, universe_size) -> np.ndarray:
     """A boolean per representative: does it appear in `stream`? (validates the stream)"""
     stream = require_array("stream", stream, integer=True, ndim=1)
@@ -257,7 +264,7 @@ def _appearing(M, stream, universe_size) -> np.ndarray:
     if stream.size == 0:
         return touched
     try:
-        if len(stream) * 16 < universe_size or universe_size > _BITMAP_LIMIT:
+        if not use_universe_table(len(stream), universe_size):
             for start in range(0, len(stream), _CHUNK):      # binary search in the sorted M
                 chunk = stream[start:start + _CHUNK]
                 if chunk.min() < 0 or chunk.max() >= universe_size:

@@ -219,7 +219,10 @@ def stale_exercises(solutions_dir="solutions", exercises_dir="exercises") -> lis
 _QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 
-def _client(nb: NotebookNode, path: Path, timeout: float, allow_errors: bool):
+def notebook_client(nb: NotebookNode, path: Path, timeout: float, allow_errors: bool):
+    """An nbclient client that runs `nb` as the file `path` would run: kernel python3, cwd =
+    its folder, widget state stored, quiet kernel log. Used by `execute`, `check` and the
+    benchmarks."""
     from nbclient import NotebookClient
     return NotebookClient(nb, timeout=timeout, kernel_name=KERNEL, allow_errors=allow_errors,
                           interrupt_on_timeout=allow_errors, record_timing=False,
@@ -250,7 +253,7 @@ def execute(paths, timeout: float = 120) -> dict:
     seconds = {}
     for path, nb in zip(paths, notebooks):
         start = time.perf_counter()
-        _client(nb, path, timeout, allow_errors=False).execute()
+        notebook_client(nb, path, timeout, allow_errors=False).execute()
         _write(nb, path)
         seconds[str(path)] = time.perf_counter() - start
         print(f"{path}: executed in {seconds[str(path)]:.1f} s", flush=True)
@@ -264,7 +267,7 @@ def execute_copy(path, timeout: float = 120) -> NotebookNode:
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     try:
-        _client(nb, path, timeout, allow_errors=True).execute()
+        notebook_client(nb, path, timeout, allow_errors=True).execute()
     except Exception as exc:  # a dead kernel or a failed start: report, don't crash
         nb.metadata["panpriv_teach_score"] = {"kernel_error": f"{type(exc).__name__}: {exc}"}
     return nb

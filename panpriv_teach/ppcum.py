@@ -138,17 +138,25 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
         n = x.size
         if n == 0:
             return np.zeros(0)
-        t = np.arange(self._t + 1, self._t + n + 1)
-        releases = self._X + np.cumsum(x).astype(float)
-        for j in range(self.levels):
-            releases += self._N[j][(t - 1) >> j]
-        t_end = self._t + n
-        for j in range(self.levels):
-            self._N[j][:t_end >> j] = 0.0                               # every node inside [1, t_end]
+        first, t_end = self._t, self._t + n
+        releases = self._X + np.cumsum(x).astype(float) + self._path_noise(first, t_end)
+        for j in range(self.levels):                # erase the nodes ending in (first, t_end]
+            self._N[j][first >> j:t_end >> j] = 0.0
         self._X += float(x.sum())
         self._t = t_end
         self._last_release = float(releases[-1])
         return releases
+
+    def _path_noise(self, first, last) -> np.ndarray:
+        """sum_j N_j[(t - 1) >> j] for t = first + 1 .. last: the noise of the L nodes above
+        each leaf, summed top-down (each level adds its nodes to their two children's sums),
+        which touches about 2 (last - first) numbers instead of L (last - first)."""
+        total = np.zeros(1)                         # the root (level L): no noise
+        for j in reversed(range(self.levels)):
+            low, high = first >> j, (last - 1) >> j
+            parents = np.repeat(total, 2)[low - 2 * (first >> (j + 1)):][:high - low + 1]
+            total = self._N[j][low:high + 1] + parents
+        return total
 
     def variance(self, t=None):
         """The exact variance of release t: 2 (L + 1) (1/eta)^2 = 2 (L + 1)^3/epsilon^2, the

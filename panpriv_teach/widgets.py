@@ -89,5 +89,6 @@ def parameter_panel(draw, **controls) -> w.VBox:
 def png(fig) -> bytes:
     """The figure as PNG bytes at its own size and resolution, on white (readable in any theme)."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi="figure", facecolor="white")
+    fig.savefig(buffer, format="png", dpi="figure", facecolor="white",
+                pil_kwargs={"compress_level": 1})            # a third faster, about as small
     return buffer.getvalue()

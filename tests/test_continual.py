@@ -162,6 +162,21 @@ def test_run_leaves_the_table_as_repeated_step_would():
     assert abs(np.mean(ones_out) - 0.5) < 6 * 0.5 / math.sqrt(20_000)
 
 
+def test_run_finds_representatives_alike_by_table_and_by_binary_search(monkeypatch):
+    # The two lookups of `run` (a table over the universe for long batches, binary search in
+    # M for short ones) must find the same representatives: same seed, identical releases
+    # and table. Blanks, the ends of the universe, repeats and non-members all occur.
+    N, m, T = 500, 120, 400
+    stream = np.concatenate([[BLANK, 0, N - 1], np.random.default_rng(4).integers(-1, N, T - 3)])
+    results = []
+    for table in (True, False):
+        monkeypatch.setattr("panpriv_teach.continual.use_universe_table", lambda n, size, table=table: table)
+        e = ContinualDensityEstimator(N, 0.4, m, T, rng=21)
+        results.append((e.run(stream), e.b.copy()))
+    assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1])
+    assert np.isin(stream, ContinualDensityEstimator(N, 0.4, m, T, rng=21).M).sum() > 50  # members occur
+
+
 # ----------------------------------------------------------------------------- user-level
 
 def test_a_user_appearing_many_times_moves_the_output_like_one_appearance():

@@ -113,14 +113,20 @@ def test_ppcum_pays_a_constant_factor_over_cum_for_pan_privacy():
     assert pp.variance() / cum.variance(T - 1) == pytest.approx(((L + 1) / L) ** 3)
 
 
-def test_run_equals_repeated_step_and_leaves_the_same_memory():
-    x = np.random.default_rng(5).integers(0, 2, 37)
-    a, b = PanPrivateTreeCounter(37, 0.3, rng=9), PanPrivateTreeCounter(37, 0.3, rng=9)
-    ra = np.array([a.step(int(v)) for v in x])
-    rb = np.concatenate([b.run(x[:10]), b.run(x[10:11]), b.run(x[11:])])
-    assert np.allclose(ra, rb, atol=1e-9)
-    sa, sb = a.state(), b.state()
-    assert sa["t"] == sb["t"] == 37 and sa["X"] == pytest.approx(sb["X"]) and sa["N_I"] == sb["N_I"]
+@pytest.mark.parametrize("T", [1, 2, 37, 64, 100])
+def test_run_equals_repeated_step_and_leaves_the_same_memory(T):
+    # run in random pieces (lengths 0..T, at every offset) against one step at a time
+    x = np.random.default_rng(5).integers(0, 2, T)
+    cuts = np.sort(np.random.default_rng(T).integers(0, T + 1, 6))
+    a, b = PanPrivateTreeCounter(T, 0.3, rng=9), PanPrivateTreeCounter(T, 0.3, rng=9)
+    for piece in np.split(np.arange(T), cuts):
+        ra = np.array([a.step(int(v)) for v in x[piece]])
+        rb = b.run(x[piece])
+        assert ra.shape == rb.shape and np.allclose(ra, rb, atol=1e-9)
+        sa, sb = a.state(), b.state()
+        assert sa["t"] == sb["t"] and sa["X"] == pytest.approx(sb["X"]) and sa["N_I"] == sb["N_I"]
+        for level_a, level_b in zip(a._N, b._N):          # erased entries are 0 in both
+            assert np.array_equal(level_a == 0.0, level_b == 0.0)
     assert a.output() == pytest.approx(b.output())
 
 

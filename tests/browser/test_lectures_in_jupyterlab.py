@@ -2,7 +2,7 @@
 
 For each lecture notebook that uses ipywidgets: open it in JupyterLab, wait for the kernel,
 clear the stored outputs and run all cells, assert that nothing raised, wait for every widget
-to render, then move each slider of the first interactive figure by three arrow-key steps
+to render, then move each slider of every interactive figure by three arrow-key steps
 (away, back, away) and assert that its readout and the figure both change each time. The
 median key-press-to-new-image time per slider is printed and merged into
 test-artifacts/browser_redraw_times.json (read by benchmarks/bench_widgets.py); a
@@ -137,18 +137,17 @@ WIDGETS_JS = """() => {
   if (!figures.length) figures = [...node.querySelectorAll('.jp-Cell-outputArea')].filter(isFigure);
   node.querySelectorAll('[data-bt-figure]').forEach(e => e.removeAttribute('data-bt-figure'));
   figures.forEach((e, k) => e.setAttribute('data-bt-figure', String(k)));
-  const first = figures[0];
-  const imgs = first ? [...first.querySelectorAll('.jupyter-widgets img')] : [];
+  const imgs = figures.map(f => [...f.querySelectorAll('.jupyter-widgets img')]);
   return {
     expected, rendered: tops.length, figures: figures.length,
-    sliders: first ? first.querySelectorAll('.widget-slider').length : 0,
-    imagesLoaded: imgs.length > 0 && imgs.every(i => i.complete && i.naturalWidth > 0),
+    sliders: figures.map(f => f.querySelectorAll('.widget-slider').length),
+    imagesLoaded: imgs.length > 0 && imgs.every(i => i.length > 0 && i.every(img => img.complete && img.naturalWidth > 0)),
   };
 }"""
 
-# Slider `k` of figure 0: remember its readout and the figure's images.
-SNAP_JS = """(k) => {
-  const fig = document.querySelector('[data-bt-figure="0"]');
+# Slider `k` of figure `f`: remember its readout and the figure's images.
+SNAP_JS = """([f, k]) => {
+  const fig = document.querySelector(`[data-bt-figure="${f}"]`);
   const slider = fig.querySelectorAll('.widget-slider')[k];
   const handle = slider.querySelector('.noUi-handle'), readout = slider.querySelector('.widget-readout');
   const label = slider.querySelector('.widget-label');
@@ -166,8 +165,8 @@ SNAP_JS = """(k) => {
 }"""
 
 # What changed since SNAP_JS: the readout, and the images (a complete new set, all loaded).
-CHANGED_JS = """(k) => {
-  const snap = window.__bt.snap, fig = document.querySelector('[data-bt-figure="0"]');
+CHANGED_JS = """([f, k]) => {
+  const snap = window.__bt.snap, fig = document.querySelector(`[data-bt-figure="${f}"]`);
   if (!fig) return {readoutChanged: false, imageChanged: false, readout: null, images: 0};
   const slider = fig.querySelectorAll('.widget-slider')[k];
   const readout = slider.querySelector('.widget-readout');
@@ -178,7 +177,7 @@ CHANGED_JS = """(k) => {
   return {readoutChanged: value !== snap.readout, imageChanged, readout: value, images: imgs.length};
 }"""
 
-CHANGED_PREDICATE_JS = f"(k) => {{ const c = ({CHANGED_JS})(k); return c.readoutChanged && c.imageChanged; }}"
+CHANGED_PREDICATE_JS = f"(fk) => {{ const c = ({CHANGED_JS})(fk); return c.readoutChanged && c.imageChanged; }}"
 
 # ------------------------------------------------------------------ helpers
 
@@ -228,22 +227,22 @@ def _format_errors(errors: dict) -> str:
     return "\n".join(lines)
 
 
-def _time_one_redraw(page, name: str, k: int, key: str, snap: dict) -> float:
-    """Press `key` on slider `k` of the first figure; wait for a new readout and a new image
+def _time_one_redraw(page, name: str, f: int, k: int, key: str, snap: dict) -> float:
+    """Press `key` on slider `k` of figure `f`; wait for a new readout and a new image
     (failing with what was seen); return the milliseconds from key press to loaded image."""
-    handle = page.locator('[data-bt-figure="0"] .widget-slider').nth(k).locator(".noUi-handle").first
+    handle = page.locator(f'[data-bt-figure="{f}"] .widget-slider').nth(k).locator(".noUi-handle").first
     handle.scroll_into_view_if_needed()
     handle.focus()
     t0 = time.perf_counter()
     page.keyboard.press(key)
-    _wait(page, CHANGED_PREDICATE_JS, k, REDRAW_TIMEOUT_S,
-          lambda: f"{name}: after {key} on slider '{snap['label']}' (readout {snap['readout']!r}) "
+    _wait(page, CHANGED_PREDICATE_JS, [f, k], REDRAW_TIMEOUT_S,
+          lambda: f"{name}: after {key} on slider '{snap['label']}' of figure {f + 1} (readout {snap['readout']!r}) "
                   f"expected the readout and the figure image to change within {REDRAW_TIMEOUT_S} s; "
-                  f"seen {page.evaluate(CHANGED_JS, k)}; errors:\n{_format_errors(page.evaluate(ERRORS_JS))}")
+                  f"seen {page.evaluate(CHANGED_JS, [f, k])}; errors:\n{_format_errors(page.evaluate(ERRORS_JS))}")
     ms = round((time.perf_counter() - t0) * 1000, 1)
-    after = page.evaluate(CHANGED_JS, k)
+    after = page.evaluate(CHANGED_JS, [f, k])
     if not (after["readoutChanged"] and after["imageChanged"]):
-        pytest.fail(f"{name}: slider '{snap['label']}': expected readout and image to change, "
+        pytest.fail(f"{name}: slider '{snap['label']}' of figure {f + 1}: expected readout and image to change, "
                     f"seen {after}", pytrace=False)
     return ms
 
@@ -294,29 +293,36 @@ def test_lecture_widgets_redraw_in_jupyterlab(lecture: Path, request):
         # 3. every widget rendered, at least one interactive figure
         t0 = time.perf_counter()
         _wait(page, f"() => {{ const s = ({WIDGETS_JS})(); return s.expected > 0 && s.rendered >= s.expected "
-                    f"&& s.figures > 0 && s.sliders > 0 && s.imagesLoaded; }}", None, WIDGETS_TIMEOUT_S,
+                    f"&& s.figures > 0 && s.sliders.every(n => n > 0) && s.imagesLoaded; }}", None, WIDGETS_TIMEOUT_S,
               lambda: f"{name}: expected every widget view to render and at least one interactive figure "
                       f"(a widget with a slider and an image) within {WIDGETS_TIMEOUT_S} s; seen "
                       f"{page.evaluate(WIDGETS_JS)}; errors:\n{_format_errors(page.evaluate(ERRORS_JS))}")
         widgets = page.evaluate(WIDGETS_JS)
         timings["widgets_s"] = round(time.perf_counter() - t0, 2)
-        assert widgets["figures"] >= 1
+        panels = sum(cell["source"].count("parameter_panel(") if isinstance(cell["source"], str)
+                     else "".join(cell["source"]).count("parameter_panel(")
+                     for cell in json.loads(before)["cells"] if cell["cell_type"] == "code")
+        assert widgets["figures"] >= max(panels, 1), \
+            f"{name}: expected {panels} interactive figures (parameter_panel calls), found {widgets}"
 
-        # 4. each slider of the first figure: an arrow-key step redraws the figure (PRESSES
-        #    steps, alternately away and back; the median time is recorded)
+        # 4. each slider of each figure: an arrow-key step redraws the figure (PRESSES steps,
+        #    alternately away and back; the median time is recorded)
         redraws = {}
-        for k in range(widgets["sliders"]):
-            times = []
-            snap = page.evaluate(SNAP_JS, k)
-            away = "ArrowLeft" if snap["now"] >= snap["max"] else "ArrowRight"
-            back = "ArrowRight" if away == "ArrowLeft" else "ArrowLeft"
-            for press in range(PRESSES):
-                if press:
-                    snap = page.evaluate(SNAP_JS, k)
-                times.append(_time_one_redraw(page, name, k, back if press % 2 else away, snap))
-            redraws[snap["label"]] = {"median": statistics.median(times), "max": max(times)}
-            print(f"{name}: slider '{snap['label']}': new image after {statistics.median(times):.0f} ms "
-                  f"(median of {PRESSES} arrow-key steps; slowest {max(times):.0f} ms)")
+        for f, sliders in enumerate(widgets["sliders"]):
+            figure = redraws.setdefault(f"figure {f + 1}", {})
+            for k in range(sliders):
+                times = []
+                snap = page.evaluate(SNAP_JS, [f, k])
+                away = "ArrowLeft" if snap["now"] >= snap["max"] else "ArrowRight"
+                back = "ArrowRight" if away == "ArrowLeft" else "ArrowLeft"
+                for press in range(PRESSES):
+                    if press:
+                        snap = page.evaluate(SNAP_JS, [f, k])
+                    times.append(_time_one_redraw(page, name, f, k, back if press % 2 else away, snap))
+                figure[snap["label"]] = {"median": statistics.median(times), "max": max(times)}
+                print(f"{name}: figure {f + 1}, slider '{snap['label']}': new image after "
+                      f"{statistics.median(times):.0f} ms (median of {PRESSES} arrow-key steps; "
+                      f"slowest {max(times):.0f} ms)")
 
         _wait(page, RUN_DONE_JS, idle, REDRAW_TIMEOUT_S,  # callbacks done, their errors arrived
               lambda: f"{name}: expected the kernel to finish the callbacks and show '{idle}' within "

@@ -1,0 +1,109 @@
+"""Determinism of the notebooks: two fresh runs of a lecture or solution notebook give the
+same outputs, so the nbval suite gives the same result every time it runs.
+
+Each notebook is executed twice in fresh kernels (in memory; nothing is written) and the
+runs are compared cell by cell on everything they produce: text, HTML, figures (PNG
+bytes) and the widget state (slider values and the figures drawn into Image widgets), with
+only the widget model ids renamed in order of appearance (they are random by design).
+This is more than nbval compares (it ignores images and the cells tagged
+nbval-ignore-output), so it also shows that
+- the nbval-ignore-output tag sits only on cells that display widgets, and hides nothing
+  but their random model ids (DESIGN.md: "marked so nbval ignores them, and nothing else");
+- the only figures allowed to differ are those of cells tagged `timing` (they plot times
+  measured on the machine; their text is still compared).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from panpriv_teach.notebooks import notebook_client
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "lectures").glob("[0-9]*.ipynb")) + sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+IGNORE, TIMING = "nbval-ignore-output", "timing"
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")      # as tests/nbval_sanitize.cfg
+REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
+
+
+def fresh_run(path: Path) -> nbformat.NotebookNode:
+    nb = nbformat.read(path, as_version=4)
+    notebook_client(nb, path, timeout=300, allow_errors=False).execute()
+    return nb
+
+
+def model_names(nb, state: dict) -> dict:
+    """model id -> MODEL0, MODEL1, ...: numbered as met walking from the widget views of the
+    cells, in cell order, through each model's references (properties in name order); any
+    model not reached is numbered after them, in the order of its contents."""
+    names: dict = {}
+
+    def visit(model_id):
+        if model_id in names or model_id not in state:
+            return
+        names[model_id] = f"MODEL{len(names)}"
+        for key in sorted(state[model_id]["state"]):
+            for reference in REFERENCE.findall(json.dumps(state[model_id]["state"][key])):
+                visit(reference)
+
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view:
+                visit(view["model_id"])
+    for model_id in sorted(state, key=lambda m: json.dumps(state[m], sort_keys=True)):
+        names.setdefault(model_id, f"MODEL{len(names)}")
+    return names
+
+
+def canonical(nb) -> tuple[list, str]:
+    """(per code cell: its tags and outputs as JSON text, the widget state as JSON text), with
+    the random model ids renamed by `model_names` and memory addresses masked."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    names = model_names(nb, state)
+
+    def rename(text: str) -> str:
+        for model_id, name in names.items():
+            text = text.replace(model_id, name)
+        return ADDRESS.sub("0xADDR", text)
+
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            outputs = []
+            for output in cell.outputs:             # stdout arrives in timing-dependent pieces
+                output = {key: value for key, value in output.items() if key != "execution_count"}
+                if outputs and output["output_type"] == "stream" == outputs[-1]["output_type"] \
+                        and output["name"] == outputs[-1]["name"]:
+                    outputs[-1] = {**outputs[-1], "text": outputs[-1]["text"] + output["text"]}
+                else:
+                    outputs.append(output)
+            cells.append((cell.metadata.get("tags", []), rename(json.dumps(outputs, sort_keys=True))))
+    return cells, rename(json.dumps({names[m]: model for m, model in state.items()}, sort_keys=True))
+
+
+def without_images(outputs: str) -> str:
+    return json.dumps([{**o, "data": {k: v for k, v in o.get("data", {}).items() if not k.startswith("image/")}}
+                       for o in json.loads(outputs)], sort_keys=True)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_two_fresh_runs_give_the_same_outputs(path):
+    (cells_a, state_a), (cells_b, state_b) = canonical(fresh_run(path)), canonical(fresh_run(path))
+    assert len(cells_a) == len(cells_b)
+    for index, ((tags, a), (_, b)) in enumerate(zip(cells_a, cells_b)):
+        where = f"{path.parent.name}/{path.name}, code cell {index + 1}"
+        shows_widgets = WIDGET_VIEW in a
+        if IGNORE in tags:
+            assert shows_widgets, f"{where} is tagged {IGNORE} but displays no widget: nbval would skip it for nothing"
+        if TIMING in tags:
+            assert "image/" in a, f"{where} is tagged {TIMING} but shows no figure"
+            a, b = without_images(a), without_images(b)
+        assert a == b, f"{where}: two fresh runs differ (beyond widget model ids)"
+    assert state_a == state_b, f"{path.name}: the widget state (slider values, panel figures) differs between two runs"

@@ -6,6 +6,7 @@ default values, so the stored notebook shows a good static figure.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 
 import ipywidgets as w
@@ -52,7 +53,8 @@ def parameter_panel(draw, **controls) -> w.VBox:
     `draw` makes one new matplotlib figure (e.g. with `panpriv_teach.plots.figure`, which lays
     it out with fixed margins here). The panel renders it to PNG into an Image widget and
     closes it: one message to the browser per redraw, no tight-bounding-box pass, no output
-    area to rebuild. Anything `draw` prints, and any error it raises, appears below the figure.
+    area to rebuild. Anything `draw` prints or warns, and any error it raises, appears below
+    the figure.
     Returns the panel, already displayed, with `draw`, `controls` (name → widget) and
     `redraw()` as attributes, so that a test or a later cell can move its controls.
     """
@@ -60,11 +62,9 @@ def parameter_panel(draw, **controls) -> w.VBox:
     messages = w.Output()
 
     def redraw(change=None):
-        if messages.outputs:
-            messages.clear_output()
-        before = set(plt.get_fignums())
+        out, err, before = io.StringIO(), io.StringIO(), set(plt.get_fignums())
         try:
-            with messages, fixed_margins():
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), fixed_margins():
                 draw(**{name: control.value for name, control in controls.items()})
                 made = [n for n in plt.get_fignums() if n not in before]
                 if len(made) != 1:
@@ -72,6 +72,12 @@ def parameter_panel(draw, **controls) -> w.VBox:
                                      f"matplotlib figure and leave it open, it left {len(made)} "
                                      "(the panel shows the figure: no plt.show() inside draw)")
                 image.value = png(plt.figure(made[0]))
+        except Exception:
+            _show(messages, out, err)
+            with messages:
+                raise           # IPython shows the traceback in `messages`; elsewhere it propagates
+        else:
+            _show(messages, out, err)
         finally:
             for n in set(plt.get_fignums()) - before:
                 plt.close(n)
@@ -84,6 +90,18 @@ def parameter_panel(draw, **controls) -> w.VBox:
     display(panel)
     redraw()
     return panel
+
+
+def _show(messages: w.Output, out: io.StringIO, err: io.StringIO) -> None:
+    """Replace what `messages` shows by what the last drawing printed (no message to the
+    browser when there is nothing to clear or show: capturing with `with messages:` would
+    cost two on every redraw)."""
+    if messages.outputs:
+        messages.outputs = ()
+    if out.getvalue():
+        messages.append_stdout(out.getvalue())
+    if err.getvalue():
+        messages.append_stderr(err.getvalue())
 
 
 def png(fig) -> bytes:

@@ -86,3 +86,20 @@ def test_house_style_and_helpers_label_the_figure():
     loss = right.get_lines()[0].get_ydata()
     assert np.all(np.abs(loss) <= 1.0 + 1e-12)  # Laplace at shift 1, scale 1: |loss| ≤ ε
     plt.close(fig)
+
+
+def test_what_draw_prints_shows_below_the_figure_until_the_next_redraw():
+    import sys
+
+    def draw(n):
+        plots.figure()
+        if n == 1:
+            print("n is one")
+            print("a warning for n = 1", file=sys.stderr)   # where a kernel shows warnings
+
+    panel = widgets.parameter_panel(draw, n=widgets.int_slider("n", 1, 0, 2))
+    messages = panel.children[2]
+    shown = {out["name"]: out["text"] for out in messages.outputs}
+    assert shown["stdout"] == "n is one\n" and "a warning for n = 1" in shown["stderr"]
+    panel.controls["n"].value = 2
+    assert messages.outputs == ()

@@ -128,7 +128,7 @@ def main() -> int:
 
     print(f"Slider -> redraw, median of {STEPS} one-step moves; kernel: panel (Image widget) vs the "
           f"classic Output + plt.show() recipe on the same values; browser: key press -> new image "
-          f"(median of 3, tests/browser)")
+          f"(median of 5 after a warm-up step, timed in the page by tests/browser)")
     header = f"{'lecture':24s} {'figure':16s} {'slider':16s} {'panel ms':>9s} {'classic ms':>10s} {'ratio':>6s} {'browser ms':>10s}"
     print(header)
     print("-" * len(header))

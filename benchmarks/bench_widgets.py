@@ -45,14 +45,17 @@ MARK = "BENCH-WIDGETS "
 TIMING_CELL = f'''
 import json as _json, math as _math, statistics as _statistics, time as _time
 import ipywidgets as _w
+from IPython.display import display
 import matplotlib.pyplot as _plt
-from panpriv_teach.plots import fixed_margins as _fixed_margins
+from panpriv_teach.plots import panel_figures as _panel_figures
 
 
 def _classic(draw, values, out):
-    with out, _fixed_margins():
+    with out, _panel_figures({{}}) as made:      # fixed margins, a new figure every time
         out.clear_output(wait=True)
         draw(**values)
+        for fig in made:
+            display(fig)
         _plt.show()
 
 

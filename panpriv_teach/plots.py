@@ -9,6 +9,7 @@ import contextvars
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 COLORS = {
     "a": "#4C72B0",        # the algorithm on stream / database A (with the user)
@@ -41,31 +42,60 @@ def setup() -> None:
     mpl.rcParams.update(_STYLE)
 
 
-_FIXED_MARGINS = contextvars.ContextVar("fixed_margins", default=False)
+_PANEL = contextvars.ContextVar("panel_figures", default=None)
 _MARGINS_INCHES = {"left": 0.75, "right": 0.2, "bottom": 0.55, "top": 0.4}
 
 
 @contextlib.contextmanager
-def fixed_margins():
-    """Within this block `figure` lays axes out with fixed margins instead of matplotlib's
-    constrained layout, which costs about half of a redraw; interactive panels use it."""
-    token = _FIXED_MARGINS.set(True)
+def panel_figures(kept: dict):
+    """Within this block `figure` draws for an interactive panel: axes laid out with fixed
+    margins (constrained layout costs about half of a redraw), in a figure outside pyplot
+    (the inline backend does not show it), and for the same arguments as in an earlier block
+    with the same `kept` dict it hands back that figure emptied of its artists instead of a
+    new one: axes, ticks and tick labels are reused, a third of a redraw. Yields the list of
+    the figures `figure` returned in the block."""
+    made: list = []
+    token = _PANEL.set((kept, made))
     try:
-        yield
+        yield made
     finally:
-        _FIXED_MARGINS.reset(token)
+        _PANEL.reset(token)
 
 
 def figure(ncols: int = 1, nrows: int = 1, width: float = WIDTH, height: float = HEIGHT, **kwargs):
     """A new figure in the house size: returns (fig, ax) or (fig, axes)."""
-    if not _FIXED_MARGINS.get():
+    panel = _PANEL.get()
+    if panel is None:
         return plt.subplots(nrows, ncols, figsize=(width, height), constrained_layout=True, **kwargs)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kwargs)
-    m = _MARGINS_INCHES
-    fig.subplots_adjust(left=m["left"] / width, right=1 - m["right"] / width,
-                        bottom=m["bottom"] / height, top=1 - m["top"] / height,
-                        wspace=0.3, hspace=0.5)
+    kept, made = panel
+    key = repr((ncols, nrows, width, height, sorted(kwargs.items())))
+    if key in kept:
+        fig, axes = kept[key]
+        for ax in fig.axes:
+            _empty(ax)
+    else:
+        fig = Figure(figsize=(width, height))
+        axes = fig.subplots(nrows, ncols, **kwargs)
+        m = _MARGINS_INCHES
+        fig.subplots_adjust(left=m["left"] / width, right=1 - m["right"] / width,
+                            bottom=m["bottom"] / height, top=1 - m["top"] / height,
+                            wspace=0.3, hspace=0.5)
+        kept[key] = fig, axes
+    made.append(fig)
     return fig, axes
+
+
+def _empty(ax) -> None:
+    """Remove what a drawing added to `ax` and let its limits follow the next drawing's data
+    (what it set again, such as ticks or limits, it sets again)."""
+    for artist in [*ax.lines, *ax.patches, *ax.collections, *ax.texts, *ax.images, *ax.tables]:
+        artist.remove()
+    if ax.legend_ is not None:
+        ax.legend_.remove()
+    ax.set(title="", xlabel="", ylabel="")
+    ax.set_prop_cycle(None)                     # colours start again at the first
+    ax.relim()
+    ax.set_autoscale_on(True)
 
 
 def finish(ax, title: str = "", xlabel: str = "", ylabel: str = "", legend: bool = True,

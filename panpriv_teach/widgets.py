@@ -13,7 +13,7 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from panpriv_teach.plots import fixed_margins
+from panpriv_teach.plots import panel_figures
 
 _LAYOUT = {"width": "340px"}
 _STYLE = {"description_width": "110px"}
@@ -50,28 +50,32 @@ def choice(description: str, options, value=None) -> w.Dropdown:
 def parameter_panel(draw, **controls) -> w.VBox:
     """Display `controls` above the figure that `draw(**values)` makes; redraw on every change.
 
-    `draw` makes one new matplotlib figure (e.g. with `panpriv_teach.plots.figure`, which lays
-    it out with fixed margins here). The panel renders it to PNG into an Image widget and
-    closes it: one message to the browser per redraw, no tight-bounding-box pass, no output
-    area to rebuild. Anything `draw` prints or warns, and any error it raises, appears below
+    `draw` makes one matplotlib figure, best with `panpriv_teach.plots.figure`, which here
+    lays it out with fixed margins and reuses the panel's figure from the last redraw (see
+    `plots.panel_figures`; `draw` must then set again whatever it sets, as it does anyway
+    when it draws from scratch). The panel renders the figure to PNG into an Image widget
+    (and closes it if pyplot made it): one message to the browser per redraw, no
+    tight-bounding-box pass, no output area to rebuild. Anything `draw` prints or warns, and any error it raises, appears below
     the figure.
     Returns the panel, already displayed, with `draw`, `controls` (name → widget) and
     `redraw()` as attributes, so that a test or a later cell can move its controls.
     """
     image = w.Image(format="png")
     messages = w.Output()
+    kept: dict = {}                 # the figures of `plots.figure`, reused from redraw to redraw
 
     def redraw(change=None):
         out, err, before = io.StringIO(), io.StringIO(), set(plt.get_fignums())
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), fixed_margins():
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                    panel_figures(kept) as made:
                 draw(**{name: control.value for name, control in controls.items()})
-                made = [n for n in plt.get_fignums() if n not in before]
+                made = made + [plt.figure(n) for n in plt.get_fignums() if n not in before]
                 if len(made) != 1:
-                    raise ValueError(f"draw: expected {draw.__name__}(...) to make exactly one new "
-                                     f"matplotlib figure and leave it open, it left {len(made)} "
+                    raise ValueError(f"draw: expected {draw.__name__}(...) to make exactly one "
+                                     f"matplotlib figure and leave it open, it made {len(made)} "
                                      "(the panel shows the figure: no plt.show() inside draw)")
-                image.value = png(plt.figure(made[0]))
+                image.value = png(made[0])
         except Exception:
             _show(messages, out, err)
             with messages:

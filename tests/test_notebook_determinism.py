@@ -10,7 +10,9 @@ nbval-ignore-output), so it also shows that
 - the nbval-ignore-output tag sits only on cells that display widgets, and hides nothing
   but their random model ids (DESIGN.md: "marked so nbval ignores them, and nothing else");
 - the only figures allowed to differ are those of cells tagged `timing` (they plot times
-  measured on the machine; their text is still compared).
+  measured on the machine; their text is still compared);
+- every interactive figure draws the same image in the figure its panel reuses as in a new
+  one, at its defaults and with each control at its ends (PANEL_CHECK).
 """
 from __future__ import annotations
 
@@ -32,8 +34,55 @@ ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")      # as tests/nbval_sanitize.cf
 REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 
 
-def fresh_run(path: Path) -> nbformat.NotebookNode:
+# Appended to a lecture's run: every parameter panel redraws at its defaults and with each
+# control at its ends (dropdowns: every option), once in a new figure and once in the
+# figure the panel reuses (emptied of an earlier drawing, `plots.panel_figures`); the PNGs
+# must be identical. A draw that is not a function of its parameters alone (a fresh
+# simulation at every move) is listed as such and not compared.
+PANEL_CHECK = """
+import json as _json, ipywidgets as _w, matplotlib.pyplot as _plt
+from panpriv_teach import plots as _plots, widgets as _widgets
+
+def _render(panel, values, kept):
+    before = set(_plt.get_fignums())
+    with _plots.panel_figures(kept) as made:
+        panel.draw(**values)
+        made = made + [_plt.figure(n) for n in _plt.get_fignums() if n not in before]
+    data = _widgets.png(made[0])
+    for n in set(_plt.get_fignums()) - before:
+        _plt.close(n)
+    return data
+
+def _ends(control):
+    if isinstance(control, _w.Dropdown):
+        return [value for _, value in control._options_full] if hasattr(control, "_options_full") else list(control.options)
+    if isinstance(control, _w.FloatLogSlider):
+        return [control.base ** control.min, control.base ** control.max]
+    return [control.min, control.max]
+
+_found = {"compared": 0, "impure": [], "differ": []}
+for _name, _panel in list(globals().items()):
+    if not (isinstance(_panel, _w.VBox) and hasattr(_panel, "controls")):
+        continue
+    _defaults = {k: c.value for k, c in _panel.controls.items()}
+    _grid = [_defaults] + [{**_defaults, k: v} for k, c in _panel.controls.items() for v in _ends(c)]
+    _kept = {}
+    for _values in _grid:
+        _new = _render(_panel, _values, {})
+        if _render(_panel, _values, {}) != _new:
+            _found["impure"].append(_name)
+            break
+        _found["compared"] += 1
+        if _render(_panel, _values, _kept) != _new:
+            _found["differ"].append(f"{_name} at {_values}")
+print("PANEL-CHECK " + _json.dumps(_found))
+"""
+
+
+def fresh_run(path: Path, extra_cell: str | None = None) -> nbformat.NotebookNode:
     nb = nbformat.read(path, as_version=4)
+    if extra_cell:
+        nb.cells.append(nbformat.v4.new_code_cell(extra_cell))
     notebook_client(nb, path, timeout=300, allow_errors=False).execute()
     return nb
 
@@ -95,7 +144,15 @@ def without_images(outputs: str) -> str:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_two_fresh_runs_give_the_same_outputs(path):
-    (cells_a, state_a), (cells_b, state_b) = canonical(fresh_run(path)), canonical(fresh_run(path))
+    checked = fresh_run(path, PANEL_CHECK if "parameter_panel(" in path.read_text(encoding="utf-8") else None)
+    if len(checked.cells) > len(nbformat.read(path, as_version=4).cells):
+        report = checked.cells.pop()
+        [line] = [line for out in report.outputs if out.output_type == "stream"
+                  for line in out.text.splitlines() if line.startswith("PANEL-CHECK ")]
+        found = json.loads(line[len("PANEL-CHECK "):])
+        assert found["compared"] > 0 and not found["differ"], \
+            f"{path.name}: a panel's reused figure differs from a new one: {found}"
+    (cells_a, state_a), (cells_b, state_b) = canonical(checked), canonical(fresh_run(path))
     assert len(cells_a) == len(cells_b)
     for index, ((tags, a), (_, b)) in enumerate(zip(cells_a, cells_b)):
         where = f"{path.parent.name}/{path.name}, code cell {index + 1}"

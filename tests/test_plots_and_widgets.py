@@ -59,8 +59,8 @@ def test_panel_says_when_draw_does_not_leave_exactly_one_figure(figures):
             plots.figure()
 
     open_before = plt.get_fignums()
-    with pytest.raises(ValueError, match=rf"draw: expected draw\(...\) to make exactly one new "
-                                         rf"matplotlib figure and leave it open, it left {figures}"):
+    with pytest.raises(ValueError, match=rf"draw: expected draw\(...\) to make exactly one "
+                                         rf"matplotlib figure and leave it open, it made {figures}"):
         widgets.parameter_panel(draw, n=widgets.int_slider("n", 1, 0, 2))
     assert plt.get_fignums() == open_before
 

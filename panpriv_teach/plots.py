@@ -9,6 +9,7 @@ import contextvars
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 COLORS = {
@@ -75,6 +76,7 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = WIDTH, height: float =
             _empty(ax)
     else:
         fig = Figure(figsize=(width, height))
+        FigureCanvasAgg(fig)        # its own renderer, kept: text metrics are cached per renderer
         axes = fig.subplots(nrows, ncols, **kwargs)
         m = _MARGINS_INCHES
         fig.subplots_adjust(left=m["left"] / width, right=1 - m["right"] / width,

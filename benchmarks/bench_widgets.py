@@ -4,11 +4,12 @@ Two measurements per slider of every `parameter_panel` in lectures/:
 
 1. In the kernel (always): each lecture is executed in a fresh kernel (the project's
    `notebook_client`, nothing written back), then one more cell moves each slider STEPS
-   times by one step (away, back, away, ...) and times the panel's redraw: `draw`, the PNG
-   and the Image widget's update. As the baseline, measured in the same run on the same
-   values and interleaved with it, the classic recipe of `ipywidgets.interactive_output`:
-   an Output widget, `clear_output(wait=True)`, `draw`, `plt.show()` (the inline backend
-   renders with a tight bounding box: a second layout pass). Ratio = classic / panel.
+   times by one step (away, back, away, ...) and times the panel's redraw: `draw` into the
+   panel's reused figure, the PNG and the Image widget's update. As the baseline, measured
+   in the same run on the same values and interleaved with it, the classic recipe of
+   `ipywidgets.interactive_output`: an Output widget, `clear_output(wait=True)`, `draw` into
+   a new figure (fixed margins too) and its display by the inline backend (which renders
+   with a tight bounding box: a second layout pass). Ratio = classic / panel.
 2. In a real browser (unless --kernel-only, and only where Chromium is installed): runs
    tests/browser (JupyterLab + headless Chromium), which presses the arrow keys and times
    key press -> new image on screen, and reports its medians from

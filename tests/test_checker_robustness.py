@@ -1,7 +1,7 @@
-"""Issue 9, checker robustness: every exercise checker of modules 01-06 turns broken student
+"""Issue 9, checker robustness: every exercise checker of modules 01-07 turns broken student
 code into a diagnosis, quickly, and never crashes, hangs or passes it.
 
-For each checker (discovered with `harness.exercises_of` over the six checker modules) the
+For each checker (discovered with `harness.exercises_of` over the seven checker modules) the
 answer is a function that raises, returns None, NaN, a string, a ragged list, an array drawn
 from its rng, complex numbers or fractions, never returns (`while True: pass`), a stub raising
 NotImplementedError, a non-callable, and (hypothesis) a function
@@ -16,18 +16,15 @@ checker, or a pass, fails the test.
 Time limits. `harness.call` stops student code after `seconds` (10 s by default) and
 `harness.exercise` the whole check after 30 s; `call` tells its own limit from an enclosing
 one by comparing the elapsed time with its `seconds`. To keep this file fast, the fixture
-`fast_limits` runs the harness on a clock SCALE = 20 times faster: every limit fires after
-seconds/20 of real time (0.5 s for a call, 1.5 s for a check), and the harness's clock
-(`harness.time.monotonic`) reads real time × 20, so each limit still knows it was its own
+`fast_limits` sets harness.TIME_SCALE = 1/SCALE (SCALE = 20): every limit fires after
+seconds/20 of real time (0.5 s for a call, 1.5 s for a check), and the clock `call` compares
+with its `seconds` (`harness._clock`) reads real time × 20, so each limit still knows it was its own
 (the diagnosis stays "did not finish within 10 s", not a misattributed "checking took more
 than 30 s"). Capping every limit at 0.5 s instead would leave `call` comparing 0.5 s of real
 time with its 10 s and blaming the enclosing limit.
 """
-import contextlib
 import importlib
 import math
-import signal
-import threading
 import time
 
 import numpy as np
@@ -40,7 +37,7 @@ from panpriv_teach.exercises import harness
 from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted, exercises_of
 
 MODULES = ["dp_basics", "randomized_response", "density", "continual_counting", "ppcum",
-           "sketches"]
+           "sketches", "lower_bounds"]
 CHECKERS = [(f"{module} {number}", checker) for module in MODULES
             for number, checker in exercises_of(
                 importlib.import_module(f"panpriv_teach.exercises.{module}")).items()]
@@ -49,59 +46,17 @@ SCALE = 20.0
 pytestmark = pytest.mark.filterwarnings("error::numpy.exceptions.ComplexWarning")
 
 
-def test_every_module_01_to_06_has_its_checkers_discovered():
+def test_every_module_01_to_07_has_its_checkers_discovered():
     numbers = [name.split()[1] for name, _ in CHECKERS]
     assert len(numbers) == len(set(numbers)) >= 30
-    assert {n.split(".")[0] for n in numbers} == {"1", "2", "3", "4", "5", "6"}
-
-
-class _FastClock:
-    """`time` as seen by harness.py: monotonic() runs SCALE times faster than real time."""
-
-    def __init__(self, real):
-        self._real = real
-
-    def monotonic(self):
-        return self._real.monotonic() * SCALE
-
-    def __getattr__(self, name):
-        return getattr(self._real, name)
+    assert {n.split(".")[0] for n in numbers} == {"1", "2", "3", "4", "5", "6", "7"}
 
 
 @pytest.fixture
 def fast_limits(monkeypatch):
-    """harness.time_limit(seconds) interrupts after seconds/SCALE of real time (same nesting
-    rules as the original: an inner limit never extends an outer one); harness.time's clock
-    runs SCALE times faster, so `call` still recognises its own limit."""
-    real = time
-
-    @contextlib.contextmanager
-    def scaled_limit(seconds):
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-
-        def _alarm(signum, frame):
-            raise harness._TimeLimit()
-
-        outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
-        start = real.monotonic()
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        mine = seconds / SCALE
-        signal.setitimer(signal.ITIMER_REAL, min(mine, outer_left) if outer_left else mine)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-            if outer_left:
-                left = outer_left - (real.monotonic() - start)
-                if left <= 0:
-                    raise harness._TimeLimit()
-                signal.setitimer(signal.ITIMER_REAL, left)
-
-    monkeypatch.setattr(harness, "time_limit", scaled_limit)
-    monkeypatch.setattr(harness, "time", _FastClock(real))
+    """Every harness time limit fires after seconds/SCALE of real time (harness.TIME_SCALE);
+    `call` reads its clock on the same scale, so it still recognises its own limit."""
+    monkeypatch.setattr(harness, "TIME_SCALE", 1 / SCALE)
 
 
 def run_checker(checker, answer):

@@ -23,6 +23,9 @@ import numpy as np
 
 PASS_MARK = "✓"
 FAIL_MARK = "✗"
+# Real seconds per second of every time limit. Tests set it below 1 to run the limits fast;
+# `call` reads the same scale (`_clock`), so it still tells its own limit from an enclosing one.
+TIME_SCALE = 1.0
 
 
 class ExerciseFailed(Exception):
@@ -58,7 +61,8 @@ class _TimeLimit(BaseException):
 
 @contextlib.contextmanager
 def time_limit(seconds: float):
-    """Interrupt the block after `seconds` (Unix main thread only; elsewhere no limit).
+    """Interrupt the block after `seconds` (× TIME_SCALE of real time; Unix main thread only,
+    elsewhere no limit).
 
     Nests: an inner limit never extends an outer one, and the outer one resumes after it.
     """
@@ -70,10 +74,11 @@ def time_limit(seconds: float):
     def _alarm(signum, frame):
         raise _TimeLimit()
 
+    mine = seconds * TIME_SCALE
     outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
     start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
+    signal.setitimer(signal.ITIMER_REAL, min(mine, outer_left) if outer_left else mine)
     try:
         yield
     finally:
@@ -84,6 +89,11 @@ def time_limit(seconds: float):
             if left <= 0:  # the outer limit ran out inside this block: it fires now
                 raise _TimeLimit()
             signal.setitimer(signal.ITIMER_REAL, left)
+
+
+def _clock() -> float:
+    """Seconds as the time limits count them (real seconds / TIME_SCALE)."""
+    return time.monotonic() / TIME_SCALE
 
 
 _LIBRARY_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -125,7 +135,7 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
                              "Pass the function itself, without calling it: "
                              "check.exercise_N_k(my_function), not my_function().")
     shown = describe_call(name, args, kwargs)
-    start = time.monotonic()
+    start = _clock()
     try:
         with time_limit(seconds):
             if repeat is None:
@@ -135,7 +145,7 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
         raise ExerciseNotAttempted("your function still raises NotImplementedError: replace the "
                                    f"`raise NotImplementedError(...)` line with your code ({exc}).") from None
     except _TimeLimit:
-        if time.monotonic() - start < seconds:  # an enclosing limit (the whole check's) ran out
+        if _clock() - start < seconds:  # an enclosing limit (the whole check's) ran out
             raise
         calls = "" if repeat is None else f" {repeat} times"
         raise ExerciseFailed(f"calling {shown}{calls} did not finish within {seconds:g} s. Look for "

@@ -64,7 +64,8 @@ def panel_figures(kept: dict):
 
 
 def figure(ncols: int = 1, nrows: int = 1, width: float = WIDTH, height: float = HEIGHT, **kwargs):
-    """A new figure in the house size: returns (fig, ax) or (fig, axes)."""
+    """A figure in the house size: returns (fig, ax) or (fig, axes). New, with constrained
+    layout; inside `panel_figures`, with fixed margins and reused from the panel's last redraw."""
     panel = _PANEL.get()
     if panel is None:
         return plt.subplots(nrows, ncols, figsize=(width, height), constrained_layout=True, **kwargs)

@@ -436,6 +436,22 @@ def _dynamic_entries(label, make, n):
                    f"{label}.process")]
 
 
+def _encoding_entries(cls):
+    """Constructor, report, randomize and std of a local frequency oracle over k = 4 values."""
+    name = cls.__name__
+    return [
+        constructor(cls, {"k": 4, "epsilon": 1.0}, {"k": Int(2, None, practical=(2, 1000)), "epsilon": EPS}),
+        method(lambda: cls(4, 1.0), "report", {"value": 2, "rng": 0},
+               {"value": Int(0, 3), "rng": RNG}, f"{name}.report", snapshot=False),
+        method(lambda: cls(4, 1.0), "randomize", {"values": [0, 3, 1], "rng": 0},
+               {"values": Elements(4, base=(0, 3, 1), ndim=None, empty_ok=False), "rng": RNG},
+               f"{name}.randomize", snapshot=False),
+        method(lambda: cls(4, 1.0), "std", {"n": 10, "count": 3},
+               {"n": Int(1, None, practical=(10, 10**6)), "count": Int(0, 10)},
+               f"{name}.std", snapshot=False),
+    ]
+
+
 CANDIDATE_BADS = tuple(
     (value, shown, ("sequence", "same length", "list")) for value, shown in [
         ({"a": 1, "b": 2, "c": 3}, ("dict",)), ({"a", "b", "c"}, ("set",)),
@@ -542,33 +558,14 @@ ENTRIES = [
     function(local.warner_and_epsilon, {"truth_probability": 0.5, "bits": 2, "release": "and"},
              {"truth_probability": PROB, "bits": Int(1, 12, practical=(1, 6)),
               "release": Choice(("and", "row"))}),
-    constructor(local.DirectEncoding, {"k": 4, "epsilon": 1.0},
-                {"k": Int(2, None, practical=(2, 1000)), "epsilon": EPS}),
-    method(lambda: local.DirectEncoding(4, 1.0), "report", {"value": 2, "rng": 0},
-           {"value": Int(0, 3), "rng": RNG}, "DirectEncoding.report", snapshot=False),
-    method(lambda: local.DirectEncoding(4, 1.0), "randomize", {"values": [0, 3, 1], "rng": 0},
-           {"values": Elements(4, base=(0, 3, 1), ndim=None, empty_ok=False), "rng": RNG},
-           "DirectEncoding.randomize", snapshot=False),
+    *[entry for cls in (local.DirectEncoding, local.UnaryEncoding) for entry in _encoding_entries(cls)],
     method(lambda: local.DirectEncoding(4, 1.0), "estimate", {"reports": [0, 3, 1]},
            {"reports": Elements(4, base=(0, 3, 1), ndim=None, empty_ok=False)},
            "DirectEncoding.estimate", snapshot=False),
-    method(lambda: local.DirectEncoding(4, 1.0), "std", {"n": 10, "count": 3},
-           {"n": Int(1, None, practical=(10, 10**6)), "count": Int(0, 10)},
-           "DirectEncoding.std", snapshot=False),
-    constructor(local.UnaryEncoding, {"k": 4, "epsilon": 1.0},
-                {"k": Int(2, None, practical=(2, 1000)), "epsilon": EPS}),
-    method(lambda: local.UnaryEncoding(4, 1.0), "report", {"value": 2, "rng": 0},
-           {"value": Int(0, 3), "rng": RNG}, "UnaryEncoding.report", snapshot=False),
-    method(lambda: local.UnaryEncoding(4, 1.0), "randomize", {"values": [0, 3, 1], "rng": 0},
-           {"values": Elements(4, base=(0, 3, 1), ndim=None, empty_ok=False), "rng": RNG},
-           "UnaryEncoding.randomize", snapshot=False),
     method(lambda: local.UnaryEncoding(4, 1.0), "estimate",
            {"reports": [[0, 1, 0, 0], [1, 0, 0, 0]]},
            {"reports": Bits(ndim=None, base=((0, 1, 0, 0), (1, 0, 0, 0)), empty_ok=False)},
            "UnaryEncoding.estimate", snapshot=False),
-    method(lambda: local.UnaryEncoding(4, 1.0), "std", {"n": 10, "count": 3},
-           {"n": Int(1, None, practical=(10, 10**6)), "count": Int(0, 10)},
-           "UnaryEncoding.std", snapshot=False),
     # ---------------------------------------------------------------- streams
     function(streams.zipf_visitors, {"n": 10, "universe_size": 50, "exponent": 1.1, "rng": 0},
              {"n": Int(0, None, practical=(0, 1000)), "universe_size": Int(1, None, practical=(1, 1000)),

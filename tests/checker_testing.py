@@ -1,8 +1,14 @@
-"""Shared by the checker tests: assert a checker fails with a diagnosis that names the
-mistake, and the broken answers every checker must survive."""
+"""Shared by the checker tests: assert a checker passes a correct answer, or fails with a
+diagnosis that names the mistake, and the broken answers every checker must survive."""
 import pytest
 
 from panpriv_teach.exercises.harness import ExerciseFailed
+
+
+def passes(checker, answer, capsys):
+    """The checker accepts `answer` and prints its pass line."""
+    checker(answer)
+    assert f"✓ Exercise {checker.exercise} passed" in capsys.readouterr().out
 
 
 def fails_with(checker, answer, *words):

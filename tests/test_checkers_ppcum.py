@@ -9,12 +9,7 @@ import pytest
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_nodes
 from panpriv_teach.exercises import ppcum as check
 from panpriv_teach.exercises.harness import ExerciseNotAttempted
-from checker_testing import fails_with
-
-
-def passes(checker, answer, capsys, number):
-    checker(answer)
-    assert f"✓ Exercise {number} passed" in capsys.readouterr().out
+from checker_testing import fails_with, passes
 
 
 # 5.1 -------------------------------------------------------------------------------
@@ -23,7 +18,7 @@ def erased_after(t, n):
 
 
 def test_erased_after_passes(capsys):
-    passes(check.exercise_5_1, erased_after, capsys, "5.1")
+    passes(check.exercise_5_1, erased_after, capsys)
 
 
 def test_erased_after_mistakes_are_named():
@@ -46,7 +41,7 @@ def view_after(x, N, N_I, n):
 
 
 def test_view_after_passes(capsys):
-    passes(check.exercise_5_2, view_after, capsys, "5.2")
+    passes(check.exercise_5_2, view_after, capsys)
 
 
 def test_view_after_mistakes_are_named():
@@ -90,7 +85,7 @@ def coupling(j, n):
 
 
 def test_coupling_passes(capsys):
-    passes(check.exercise_5_3, coupling, capsys, "5.3")
+    passes(check.exercise_5_3, coupling, capsys)
 
 
 def test_coupling_mistakes_are_named():
@@ -117,7 +112,7 @@ def claim(eps):
 
 
 def test_claim_passes(capsys):
-    passes(check.exercise_5_4, claim, capsys, "5.4")
+    passes(check.exercise_5_4, claim, capsys)
 
 
 def test_claim_mistakes_are_named():
@@ -134,7 +129,7 @@ def estimate(ocount, t, m, eps):
 
 
 def test_estimate_passes(capsys):
-    passes(check.exercise_5_5, estimate, capsys, "5.5")
+    passes(check.exercise_5_5, estimate, capsys)
 
 
 def test_estimate_mistakes_are_named():

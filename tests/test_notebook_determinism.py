@@ -54,8 +54,8 @@ def _render(panel, values, kept):
     return data
 
 def _ends(control):
-    if isinstance(control, _w.Dropdown):
-        return [value for _, value in control._options_full] if hasattr(control, "_options_full") else list(control.options)
+    if isinstance(control, _w.Dropdown):        # options: a dict label -> value, or the values
+        return list(control.options.values()) if isinstance(control.options, dict) else list(control.options)
     if isinstance(control, _w.FloatLogSlider):
         return [control.base ** control.min, control.base ** control.max]
     return [control.min, control.max]

@@ -1,10 +1,12 @@
-"""House style for every figure of the course: one place for colours, sizes and labels,
-and the few plotting helpers that more than one lecture uses.
+"""House style for every figure of the course: one place for colours, line styles, sizes and
+labels, the alternative text of figures, and the few plotting helpers that more than one
+lecture uses.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -20,6 +22,14 @@ COLORS = {
     "estimate": "#55A868", # estimates and audits
     "muted": "#AAAAAA",
 }
+# Series are told apart by line style (and, after the fourth, by marker) as well as by
+# colour, so that no figure relies on colour alone (colour-vision deficiencies, grey print).
+LINESTYLES = {"a": "-", "b": "--", "truth": "-", "bound": "--", "estimate": "-.", "muted": ":"}
+_CYCLE = [  # colour, line style, marker (every tenth of the axes' diagonal)
+    (COLORS["a"], "-", "None"), (COLORS["b"], "--", "None"), (COLORS["estimate"], "-.", "None"),
+    (COLORS["bound"], ":", "None"), ("#8172B3", "-", "o"), ("#937860", "--", "s"),
+    ("#DA8BC3", "-.", "^"), ("#333333", ":", "D"),
+]
 WIDTH, HEIGHT = 7.5, 3.6
 
 _STYLE = {
@@ -34,13 +44,76 @@ _STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.3,
     "legend.frameon": False,
-    "axes.prop_cycle": mpl.cycler(color=[COLORS[k] for k in ("a", "b", "estimate", "bound")]),
+    "lines.linewidth": 1.8,
+    "lines.markersize": 5,
+    "axes.prop_cycle": (mpl.cycler(color=[c for c, _, _ in _CYCLE])
+                        + mpl.cycler(linestyle=[ls for _, ls, _ in _CYCLE])
+                        + mpl.cycler(marker=[m for _, _, m in _CYCLE])
+                        + mpl.cycler(markevery=[0.1] * len(_CYCLE))),
 }
 
 
 def setup() -> None:
-    """Apply the house style (call once, in a notebook's setup cell)."""
+    """Apply the house style (call once, in a notebook's setup cell, after `%matplotlib
+    inline`). In IPython it also gives every figure the inline backend displays its
+    alternative text (`alt_text`), stored in the output's metadata, where the course's
+    slides and site read it."""
     mpl.rcParams.update(_STYLE)
+    _store_alt_text_with_inline_figures()
+
+
+_TEX = {r"\varepsilon": "ε", r"\epsilon": "ε", r"\delta": "δ", r"\Delta": "Δ", r"\alpha": "α",
+        r"\beta": "β", r"\sigma": "σ", r"\mu": "μ", r"\lambda": "λ", r"\pi": "π", r"\sqrt": "√",
+        r"\pm": "±", r"\leq": "≤", r"\le": "≤", r"\geq": "≥", r"\ge": "≥", r"\approx": "≈",
+        r"\cdot": "·", r"\times": "×", r"\infty": "∞", r"\ln": " ln ", r"\log": " log ",
+        r"\mathrm": "", r"\mathbf": "", r"\mathit": "", r"\text": "", r"\,": " ", r"\;": " ",
+        r"\!": "", r"\left": "", r"\right": ""}
+_TEX_COMMAND = re.compile("|".join(re.escape(k) for k in sorted(_TEX, key=len, reverse=True)))
+
+
+def plain_text(text: str) -> str:
+    """A figure text with its mathtext ($...$) turned into plain characters (for alt text)."""
+    def plain(math: re.Match) -> str:
+        inner = _TEX_COMMAND.sub(lambda m: _TEX[m.group(0)], math.group(1))
+        inner = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", inner)
+        return inner.replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"\s+", " ", re.sub(r"(?<!\\)\$(.*?)(?<!\\)\$", plain, text)).strip()
+
+
+def alt_text(fig) -> str:
+    """A one-line description of `fig` for screen readers: its suptitle and the titles of its
+    axes (else their axis labels), math as plain characters. Empty if it has no text."""
+    parts = [fig.get_suptitle()]
+    for ax in fig.axes:
+        title = " ".join(t for t in (ax.get_title("left"), ax.get_title(), ax.get_title("right")) if t)
+        if not title and (ax.get_xlabel() or ax.get_ylabel()):
+            title = f"{ax.get_ylabel() or 'values'} against {ax.get_xlabel() or 'position'}"
+        parts.append(title)
+    return "; ".join(plain_text(p) for p in parts if p.strip())
+
+
+def _store_alt_text_with_inline_figures() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        inner = png.lookup_by_type(Figure)
+    except KeyError:
+        return                      # not the inline backend: nothing displays figures as PNG
+    if getattr(inner, "stores_alt_text", False):
+        return
+
+    def with_alt_text(fig):
+        data = inner(fig)
+        return (data, {"alt": alt_text(fig) or "figure"}) if data is not None else None
+
+    with_alt_text.stores_alt_text = True
+    png.for_type(Figure, with_alt_text)
 
 
 _PANEL = contextvars.ContextVar("panel_figures", default=None)
@@ -118,14 +191,14 @@ def bound_line(ax, y: float, label: str, horizontal: bool = True) -> None:
 def neighbouring_densities(ax, grid, density_a, density_b, label_a: str, label_b: str) -> None:
     """Two output densities of one mechanism on neighbouring inputs, filled."""
     for density, label, key in ((density_a, label_a, "a"), (density_b, label_b, "b")):
-        ax.plot(grid, density, color=COLORS[key], label=label)
+        ax.plot(grid, density, color=COLORS[key], linestyle=LINESTYLES[key], label=label)
         ax.fill_between(grid, density, color=COLORS[key], alpha=0.15)
 
 
 def privacy_loss(ax, grid, density_a, density_b, epsilon: float) -> None:
     """The privacy loss ln(p_a/p_b) along the output axis, with the ±ε band it must stay in."""
     ax.plot(grid, np.log(density_a) - np.log(density_b), color=COLORS["estimate"],
-            label="privacy loss")
+            linestyle=LINESTYLES["estimate"], label="privacy loss")
     ax.axhspan(-epsilon, epsilon, color=COLORS["bound"], alpha=0.08)
-    bound_line(ax, epsilon, f"±ε = ±{epsilon:.2f}")
+    bound_line(ax, epsilon, rf"$\pm\varepsilon = \pm{epsilon:.2f}$")
     ax.axhline(-epsilon, color=COLORS["bound"], linestyle="--", linewidth=1.3)

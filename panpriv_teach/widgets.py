@@ -2,7 +2,8 @@
 
 `parameter_panel(draw, epsilon=float_slider(...))` shows the controls above the figure that
 `draw(**values)` makes, and redraws it whenever a control changes. The first drawing uses the
-default values, so the stored notebook shows a good static figure.
+default values, so the stored notebook shows a good static figure: the panel's output carries
+that figure as a PNG too, which is what JupyterLab shows before the notebook is trusted and run.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from panpriv_teach.plots import panel_figures
+from panpriv_teach.plots import alt_text, panel_figures
 
 _LAYOUT = {"width": "340px"}
 _STYLE = {"description_width": "110px"}
@@ -47,7 +48,32 @@ def choice(description: str, options, value=None) -> w.Dropdown:
                       layout=_LAYOUT, style=_STYLE)
 
 
-def parameter_panel(draw, **controls) -> w.VBox:
+class Panel(w.VBox):
+    """An interactive figure: rows of controls, the figure (an Image widget), its messages.
+
+    Displayed, it offers the figure it shows as `image/png` beside the widget view, with the
+    figure's titles as alternative text, and a one-line `text/plain`. JupyterLab renders a
+    widget view only in a trusted notebook whose widgets it can find; a notebook opened
+    before it was run (stored outputs are untrusted) shows the PNG instead of the widget's
+    text repr, and so do renderers without ipywidgets.
+    """
+
+    def __init__(self, draw, controls: dict, image: w.Image, messages: w.Output):
+        rows = [w.HBox(list(controls.values())[i:i + 2]) for i in range(0, len(controls), 2)]
+        super().__init__([*rows, image, messages])
+        self.draw, self.controls, self.image = draw, controls, image
+        self.alt = "interactive figure"     # the figure's titles, set by each redraw
+
+    def _repr_mimebundle_(self, **kwargs):
+        data = super()._repr_mimebundle_(**kwargs)
+        data["text/plain"] = f"Interactive figure: {self.alt} (run the notebook to move its controls)"
+        if self.image.value:
+            data["image/png"] = bytes(self.image.value)
+            return data, {"image/png": {"alt": self.alt}}
+        return data
+
+
+def parameter_panel(draw, **controls) -> Panel:
     """Display `controls` above the figure that `draw(**values)` makes; redraw on every change.
 
     `draw` makes one matplotlib figure, best with `panpriv_teach.plots.figure`, which here
@@ -55,8 +81,14 @@ def parameter_panel(draw, **controls) -> w.VBox:
     `plots.panel_figures`; `draw` must then set again whatever it sets, as it does anyway
     when it draws from scratch). The panel renders the figure to PNG into an Image widget
     (and closes it if pyplot made it): one message to the browser per redraw, no
-    tight-bounding-box pass, no output area to rebuild. Anything `draw` prints or warns, and any error it raises, appears below
-    the figure.
+    tight-bounding-box pass, no output area to rebuild. The panel's `alt` is the figure's
+    titles (`plots.alt_text`): the alternative text of its static PNG. Anything `draw`
+    prints or warns, and any error it raises, appears below the figure.
+
+    The default figure is drawn before the panel is displayed: the browser never sees an
+    empty Image widget. (Chromium collapses an `<img>` whose source is not an image, and in
+    JupyterLab's default windowing mode a cell rendered off screen during Run All kept that
+    collapsed 0 x 0 box after the real figure arrived, until a slider moved.)
     Returns the panel, already displayed, with `draw`, `controls` (name → widget) and
     `redraw()` as attributes, so that a test or a later cell can move its controls.
     """
@@ -76,6 +108,7 @@ def parameter_panel(draw, **controls) -> w.VBox:
                                      f"matplotlib figure and leave it open, it made {len(made)} "
                                      "(the panel shows the figure: no plt.show() inside draw)")
                 image.value = png(made[0])
+                panel.alt = alt_text(made[0]) or "interactive figure"
         except Exception:
             _show(messages, out, err)
             with messages:
@@ -88,11 +121,12 @@ def parameter_panel(draw, **controls) -> w.VBox:
 
     for control in controls.values():
         control.observe(redraw, names="value")
-    rows = [w.HBox(list(controls.values())[i:i + 2]) for i in range(0, len(controls), 2)]
-    panel = w.VBox([*rows, image, messages])
-    panel.draw, panel.controls, panel.redraw = draw, controls, redraw
-    display(panel)
-    redraw()
+    panel = Panel(draw, controls, image, messages)
+    panel.redraw = redraw
+    try:
+        redraw()
+    finally:
+        display(panel)
     return panel
 
 

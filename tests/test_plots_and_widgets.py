@@ -103,3 +103,82 @@ def test_what_draw_prints_shows_below_the_figure_until_the_next_redraw():
     assert shown["stdout"] == "n is one\n" and "a warning for n = 1" in shown["stderr"]
     panel.controls["n"].value = 2
     assert messages.outputs == ()
+
+
+def test_panel_is_displayed_with_its_default_figure_as_png_and_alt_text(monkeypatch):
+    """The browser never sees an empty Image widget (Chromium collapses a broken <img>, and in
+    JupyterLab's windowed notebook it stayed 0 x 0 after Run All), and the display bundle
+    carries the default figure as PNG with its titles as alt text: what JupyterLab shows for
+    an untrusted (not yet run) notebook, instead of the widget's text repr."""
+    shown = []
+    monkeypatch.setattr(widgets, "display", lambda panel: shown.append(
+        (bytes(panel.image.value), panel._repr_mimebundle_())))
+
+    def draw(epsilon):
+        fig, ax = plots.figure()
+        ax.plot([0, 1], [0, epsilon])
+        plots.finish(ax, rf"Loss at $\varepsilon = {epsilon:.1f}$", "r", "loss")
+
+    panel = widgets.parameter_panel(draw, epsilon=widgets.float_slider("ε", 1.0, 0.1, 3.0, 0.1))
+    [(value_when_displayed, (data, metadata))] = shown
+    assert value_when_displayed.startswith(PNG_SIGNATURE)
+    assert data["image/png"] == value_when_displayed
+    assert metadata == {"image/png": {"alt": "Loss at ε = 1.0"}}
+    assert data["text/plain"].startswith("Interactive figure: Loss at ε = 1.0")
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.model_id
+    panel.controls["epsilon"].value = 2.0
+    assert panel.alt == "Loss at ε = 2.0"
+
+
+def test_a_failing_draw_still_shows_the_panel_with_its_error(monkeypatch):
+    shown = []
+    monkeypatch.setattr(widgets, "display", shown.append)
+
+    def draw(n):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        widgets.parameter_panel(draw, n=widgets.int_slider("n", 1, 0, 2))
+    [panel] = shown
+    assert not panel.image.value and "image/png" not in panel._repr_mimebundle_()
+
+
+def test_alt_text_reads_titles_with_math_as_plain_characters():
+    assert plots.plain_text(r"error $\leq \sqrt{T}\log T / \varepsilon$ at $2^{14}$") == \
+        "error ≤ √T log T / ε at 2^14"
+    fig, (left, right) = plots.figure(ncols=2)
+    fig.suptitle("Two views")
+    left.set_title(r"$\pm\varepsilon$ band")
+    right.set(xlabel="time t", ylabel="count")
+    assert plots.alt_text(fig) == "Two views; ±ε band; count against time t"
+    plt.close(fig)
+
+
+def test_house_style_never_tells_series_apart_by_colour_alone():
+    plots.setup()
+    cycle = list(matplotlib.rcParams["axes.prop_cycle"])
+    looks = {(entry["linestyle"], entry["marker"]) for entry in cycle}
+    assert len(cycle) >= 8 and len(looks) == len(cycle), cycle
+    assert plots.LINESTYLES["a"] != plots.LINESTYLES["b"]
+    fig, ax = plots.figure()
+    plots.neighbouring_densities(ax, [0, 1], [0.5, 0.5], [0.4, 0.6], "A", "B")
+    assert len({line.get_linestyle() for line in ax.get_lines()}) == 2
+    plt.close(fig)
+
+
+def test_setup_gives_inline_figures_their_alt_text():
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+
+    shell = InteractiveShell.instance()
+    try:
+        select_figure_formats(shell, {"png"})   # what `%matplotlib inline` registers
+        plots.setup()
+        plots.setup()                           # twice: still one alt text, not nested
+        fig, ax = plots.figure()
+        plots.finish(ax, "A histogram")
+        data, metadata = shell.display_formatter.format(fig)
+        assert "image/png" in data and metadata["image/png"] == {"alt": "A histogram"}
+        plt.close(fig)
+    finally:
+        InteractiveShell.clear_instance()

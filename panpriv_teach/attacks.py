@@ -1,12 +1,15 @@
 """Attacks that show why privacy needs a definition: what goes wrong without one.
 
-Defined here: the differencing attack of seed 002 ("How" is hard: large query sets), with
+Defined here: the differencing attack of Dwork 2011 ("How" is hard: large query sets), with
 the averaging that defeats naive fresh noise; the dictionary attack of an intruder on a
-streaming algorithm's memory (Mir et al. 2011, §1). Re-exported from their own modules
-(module 07): Thm 1's exhaustive reconstruction and LP decoding (`panpriv_teach.reconstruction`),
-and the intrusion + noisy-decoding attack of Mir et al. §4 (`panpriv_teach.intrusion`).
+streaming algorithm's memory (Mir et al. 2011, §1); the floating-point attack on the textbook
+Laplace sampler (Mironov 2012, §3). Re-exported from their own modules (module 07): Dwork 2011,
+Thm 1's exhaustive reconstruction and LP decoding (`panpriv_teach.reconstruction`), and the
+intrusion + noisy-decoding attack of Mir et al. 2011, §4 (`panpriv_teach.intrusion`).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -14,18 +17,18 @@ from panpriv_teach.intrusion import intrusion_decoding_attack
 from panpriv_teach.reconstruction import reconstruct_exhaustive, reconstruct_lp
 from panpriv_teach.validation import require_array, require_int
 
-__all__ = ["differencing_attack", "dictionary_attack", "reconstruct_exhaustive",
+__all__ = ["differencing_attack", "dictionary_attack", "floating_point_attack", "reconstruct_exhaustive",
            "reconstruct_lp", "intrusion_decoding_attack"]
 
 
 def differencing_attack(answer, n: int, target: int, repeats: int = 1) -> float:
-    """Estimate row `target`'s bit from two "large" counting queries (seed 002, "How" is hard).
+    """Estimate row `target`'s bit from two "large" counting queries (Dwork 2011, "How" is hard).
 
     `answer(mask)` returns a (possibly noisy) count of the ones among the rows selected by
     the boolean `mask` of length n. The attack asks "how many rows have the trait?" and
     "how many rows, not named `target`, have the trait?", `repeats` times each, and returns
     the average difference: exactly the target's bit when answers are exact, and close to it
-    when fresh zero-mean noise is averaged away (the naive-noise failure of seed 002).
+    when fresh zero-mean noise is averaged away (the naive-noise failure of Dwork 2011).
     """
     n = require_int("n", n, low=1)
     target = require_int("target", target, low=0, high=n - 1)
@@ -79,3 +82,63 @@ def dictionary_attack(state, universe) -> np.ndarray:
         raise ValueError("state must hold 'ids', or 'key' and 'hashes', or 'counters' with the "
                          f"hash parameters 'a' and 'b', or 'M' and 'b'; got keys {sorted(keys)}")
     return candidates[flagged]
+
+
+_UNIFORMS = 2**53   # numpy's uniform doubles: k 2^-53, k = 0 .. 2^53 - 1
+
+
+def _unsafe_release(value: float, scale: float, k: int) -> float:
+    """What `laplace_mechanism_unsafe` releases for `value` when numpy's uniform is k 2^-53:
+    numpy's random_laplace computes loc - scale log(2 - U - U) for U >= 1/2 and
+    loc + scale log(U + U) otherwise (loc = 0), in IEEE doubles with the C library's log,
+    which is math.log's; the mechanism then adds `value`."""
+    u = k / _UNIFORMS
+    noise = 0.0 - scale * math.log(2.0 - u - u) if u >= 0.5 else 0.0 + scale * math.log(u + u)
+    return value + noise
+
+
+def _can_produce(release: float, value: float, scale: float) -> bool:
+    """Whether some uniform k in 1 .. 2^53 - 1 (numpy rejects 0) makes the unsafe sampler
+    output exactly `release` from `value`. The output is non-decreasing in k (log, the
+    products and the sum are monotone in IEEE arithmetic), so a bisection for the least k
+    whose output is >= release decides it exactly in 53 steps."""
+    lo, hi = 1, _UNIFORMS - 1
+    if not _unsafe_release(value, scale, lo) <= release <= _unsafe_release(value, scale, hi):
+        return False
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _unsafe_release(value, scale, mid) < release:
+            lo = mid + 1
+        else:
+            hi = mid
+    return _unsafe_release(value, scale, lo) == release
+
+
+def floating_point_attack(releases, candidates, sensitivity, epsilon) -> np.ndarray:
+    """Which candidate inputs could have produced each release of `laplace_mechanism_unsafe`.
+
+    The textbook sampler releases value + scale·log(2U) (or −scale·log(2 − 2U)) with U one of
+    the 2^53 uniform doubles numpy draws, scale = sensitivity/epsilon. Only about 2^53 doubles
+    can come out for a given value, and which ones depends on the value: a release that one
+    candidate can produce and another cannot names the input outright, whatever epsilon says
+    (Mironov 2012, §3). The test is exact: a bisection over the 2^53 uniforms.
+
+    Parameters
+    ----------
+    releases : array-like of floats, the released values (any shape; flattened).
+    candidates : array-like of floats, the inputs the attacker considers (e.g. [0, 1]).
+    sensitivity, epsilon : the mechanism's parameters (the attacker knows the code).
+
+    Returns
+    -------
+    A boolean array of shape (len(releases), len(candidates)): entry [i, j] is True when
+    candidate j can produce release i exactly. A row with a single True identifies the input;
+    the float-safe `laplace_mechanism` releases grid points, which give nothing away.
+    """
+    from panpriv_teach.mechanisms import _laplace_parameters, _real_array
+    sensitivity, epsilon = _laplace_parameters(sensitivity, epsilon)
+    releases = _real_array("releases", releases).astype(float).ravel()
+    candidates = _real_array("candidates", candidates, nonempty=True).astype(float).ravel()
+    scale = sensitivity / epsilon
+    return np.array([[_can_produce(float(y), float(x), scale) for x in candidates]
+                     for y in releases], dtype=bool).reshape(len(releases), len(candidates))

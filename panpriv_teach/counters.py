@@ -25,6 +25,7 @@ import numbers
 import numpy as np
 
 from panpriv_teach.core import ContinualCounter, as_rng
+from panpriv_teach.mechanisms import _smallest_where
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -237,19 +238,6 @@ def _ones_through(k, t0: int, held: dict, cumulative: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 # The simple solution (000 §6)
 # ----------------------------------------------------------------------------------------
-
-def _smallest_where(too_small, start: float, floor: float, iterations: int) -> float:
-    """The threshold of a monotone test: the smallest x (to bisection precision) at which
-    `too_small(x)` turns false. Doubles from `start` until the test fails, then bisects
-    between the last true point (or `floor`) and the first false one `iterations` times."""
-    lo, hi = floor, start
-    while too_small(hi):
-        lo, hi = hi, 2 * hi
-    for _ in range(iterations):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if too_small(mid) else (lo, mid)
-    return hi
-
 
 class FixedHorizonCounter(ContinualCounter):
     """A counter that serves a known number T of steps (the tree counters): its releases are

@@ -19,8 +19,9 @@ import numpy as np
 
 from panpriv_teach.core import as_rng
 from panpriv_teach.counters import (FixedHorizonCounter, _lowest_level, _ones_through, _popcount,
-                                    _prefix_over_nodes, _smallest_where, as_bit, check_horizon,
+                                    _prefix_over_nodes, as_bit, check_horizon,
                                     dyadic_intervals, tree_levels)
+from panpriv_teach.mechanisms import analytic_gaussian_sigma   # re-exported here
 from panpriv_teach.validation import (require_epsilon, require_int, require_probability,
                                       require_real)
 
@@ -184,26 +185,6 @@ def sqrt_coefficients(T) -> np.ndarray:
     T = check_horizon(T)
     k = np.arange(1, T)
     return np.concatenate(([1.0], np.cumprod((2 * k - 1) / (2 * k))))
-
-
-def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
-    """The smallest sigma for which f(x) + N(0, sigma^2 I) is (epsilon, delta)-DP when f has L2
-    sensitivity `sensitivity` (Balle and Wang 2018, Thm 8: the exact condition
-    Phi(D/(2 sigma) - epsilon sigma/D) - e^epsilon Phi(-D/(2 sigma) - epsilon sigma/D) <= delta),
-    found by bisection. Smaller than the classical D sqrt(2 ln(1.25/delta))/epsilon."""
-    from scipy.special import log_ndtr, ndtr
-
-    D = require_real("sensitivity", sensitivity, low=0.0, high=math.inf, low_open=True,
-                     high_open=True)
-    epsilon = require_epsilon(epsilon)
-    delta = require_probability("delta", delta)
-
-    def delta_of(sigma):
-        a, b = D / (2 * sigma), epsilon * sigma / D
-        return float(ndtr(a - b) - math.exp(epsilon + log_ndtr(-a - b)))
-
-    return _smallest_where(lambda sigma: delta_of(sigma) > delta, start=D, floor=1e-6 * D,
-                          iterations=200)
 
 
 class SqrtFactorizationCounter(FixedHorizonCounter):

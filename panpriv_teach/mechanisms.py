@@ -1,11 +1,15 @@
-"""The basic mechanisms of differential privacy: Laplace, geometric (discrete Laplace),
-exponential, and the local randomized-response protocols.
+"""The basic mechanisms of differential privacy: Laplace (float-safe, and the unsafe textbook
+sampler kept for the attack), Gaussian, geometric (discrete Laplace), exponential, and the
+local randomized-response protocols.
 
-Seeds: Dwork 2011 (002) Thm 2, "randomized response", "the exponential mechanism";
-Dwork 2010 (000) §2, Thm 2.1; Mir et al. 2011 (001) Thm 2; lecture notes 004 §1 (RR, Thm 2).
+Sources: Dwork 2011, Thm 2, "randomized response", "the exponential mechanism"; Dwork 2010,
+§2, Thm 2.1; Mir et al. 2011, Thm 2; Dwork–Roth notes, §1, Thm 2 (Warner 1965); Mironov 2012
+(floating-point attack and its remedy); Canonne, Kamath, Steinke 2020 (discrete noise);
+Balle & Wang 2018 and Dwork & Roth 2014, Thm A.1 (Gaussian calibrations).
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -13,10 +17,13 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.core import as_rng
+from panpriv_teach.noise import DiscreteGaussian, LaplaceNoise, grid_sensitivity, grid_step
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
-__all__ = ["laplace_mechanism", "geometric_mechanism", "sample_discrete_laplace_exact",
+__all__ = ["laplace_mechanism", "laplace_mechanism_unsafe", "laplace_guarantee",
+           "gaussian_mechanism", "analytic_gaussian_sigma", "classic_gaussian_sigma",
+           "gaussian_guarantee", "geometric_mechanism", "sample_discrete_laplace_exact",
            "discrete_laplace_pmf", "exponential_mechanism",
            "exponential_mechanism_probabilities", "RandomizedResponse", "warner_response",
            "warner_estimate", "warner_epsilon"]
@@ -50,23 +57,184 @@ def _real_array(name, values, **kwargs):
 # Laplace
 # ----------------------------------------------------------------------------------------
 
-def laplace_mechanism(value, sensitivity, epsilon, rng=None):
-    """Release `value` + Lap(sensitivity/epsilon), independently in each coordinate.
-
-    Privacy: epsilon-DP when `sensitivity` bounds the L1 distance between the values on
-    neighbouring inputs (Dwork 2011, Thm 2; Dwork 2010, Thm 2.1).
-    Accuracy: each coordinate's noise has mean 0, variance 2(sensitivity/epsilon)^2,
-    E|noise| = sensitivity/epsilon.
-    Returns a float for a scalar `value`, else an array of the same shape.
-    """
+def _laplace_parameters(sensitivity, epsilon):
     sensitivity = _positive("sensitivity", sensitivity)
     epsilon = require_epsilon(epsilon)
     if not math.isfinite(sensitivity / epsilon):   # else the noise, and the release, are inf
         raise ValueError(f"sensitivity/epsilon, the Laplace scale, must be a finite number; got "
                          f"sensitivity={sensitivity!r}, epsilon={epsilon!r}")
+    return sensitivity, epsilon
+
+
+def laplace_mechanism(value, sensitivity, epsilon, rng=None):
+    """Release `value` + Laplace noise of scale ≈ sensitivity/epsilon, safely in floating point.
+
+    Input: a real number or an array (noise independent per coordinate); neighbouring inputs'
+    values differ by at most Δ = `sensitivity` in L1.
+    Output: each coordinate rounded to the grid Λ = 2^(floor(log2 min(Δ, Δ/epsilon)) - 12) plus
+    Λ Z, Z discrete Laplace calibrated to D = floor(Δ/Λ) + 1 grid steps
+    (`panpriv_teach.noise.LaplaceNoise`). The result is exact in float64 (an integer times a
+    power of two), so nothing but Z's integer value reaches the output.
+    Privacy: (epsilon + eta, delta)-DP with eta < 1e-8 and delta < 1e-20 (`laplace_guarantee`
+    gives both, computed exactly), for a scalar, or a vector differing in one coordinate, or
+    vectors on the grid (integer counts), each coordinate that differs counting eta and delta
+    once. Derivation: rounding moves each value by at most Λ/2, so rounded neighbours differ
+    by at most D steps, and the discrete Laplace law of scale D/epsilon makes that epsilon-DP
+    (the proof of Dwork 2011, Thm 2, with sums in place of integrals); eta and delta are what
+    the 64-bit integer sampler adds (its thresholds are within 2^-29 relative of the exact
+    probabilities; its support is cut where the tail is below 2^-70): `noise.DiscreteLaplace`.
+    The textbook `value + Generator.laplace(...)` is NOT private in floating point (Mironov
+    2012): see `laplace_mechanism_unsafe` and `attacks.floating_point_attack`.
+    Accuracy: noise mean 0, scale DΛ/epsilon <= (1 + 2^-12) Δ/epsilon, variance
+    2a/(1 - a)^2 Λ^2 (a = e^(-epsilon/D)) <= 2 (DΛ/epsilon)^2; plus the rounding, at most Λ/2.
+    Values must satisfy |value| <= (2^53 - 2^J) Λ (about 2^40 Δ; ValueError otherwise).
+    Returns a float for a scalar `value`, else an array of the same shape.
+    """
+    sensitivity, epsilon = _laplace_parameters(sensitivity, epsilon)
+    array = _real_array("value", value)
+    noise = LaplaceNoise(sensitivity, epsilon)
+    noise.check_range(array)
+    noisy = noise.release(array, as_rng(rng))
+    return float(noisy) if array.ndim == 0 else noisy
+
+
+def laplace_guarantee(sensitivity, epsilon) -> tuple[float, float]:
+    """(epsilon', delta): the exact privacy of `laplace_mechanism` for these parameters in
+    floating point, epsilon' = epsilon + eta slightly above the nominal epsilon."""
+    return LaplaceNoise(*_laplace_parameters(sensitivity, epsilon)).guarantee()
+
+
+def laplace_mechanism_unsafe(value, sensitivity, epsilon, rng=None):
+    """The textbook sampler: `value` + numpy's `Generator.laplace(0, sensitivity/epsilon)`.
+
+    For real numbers this is epsilon-DP (Dwork 2011, Thm 2). In floating point it is NOT:
+    numpy draws one uniform U on the 2^53-point grid of [0, 1) and returns
+    scale * log(2U) (or -scale * log(2 - 2U)); the doubles value + noise that can come out
+    depend on `value`, so many releases could only have come from one input (Mironov 2012,
+    §3). `attacks.floating_point_attack` identifies them. Kept for that lecture; use
+    `laplace_mechanism` for anything released.
+    """
+    sensitivity, epsilon = _laplace_parameters(sensitivity, epsilon)
     array = _real_array("value", value)
     noisy = array + as_rng(rng).laplace(0.0, sensitivity / epsilon, size=array.shape)
     return float(noisy) if array.ndim == 0 else noisy
+
+
+# ----------------------------------------------------------------------------------------
+# Gaussian mechanism, (epsilon, delta)-DP
+# ----------------------------------------------------------------------------------------
+
+def _smallest_where(too_small, start: float, floor: float, iterations: int) -> float:
+    """The threshold of a monotone test: the smallest x (to bisection precision) at which
+    `too_small(x)` turns false. Doubles from `start` until the test fails, then bisects
+    between the last true point (or `floor`) and the first false one `iterations` times."""
+    lo, hi = floor, start
+    while too_small(hi):
+        lo, hi = hi, 2 * hi
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if too_small(mid) else (lo, mid)
+    return hi
+
+
+def _gaussian_parameters(sensitivity, epsilon, delta):
+    return (_positive("sensitivity", sensitivity), require_epsilon(epsilon),
+            require_probability("delta", delta, note="(epsilon, delta)-DP: the probability "
+                                "of failure, e.g. 1e-6"))
+
+
+def gaussian_delta(sigma, sensitivity, epsilon) -> float:
+    """The exact delta of f(x) + N(0, sigma^2 I) at epsilon, f of L2 sensitivity Δ (Balle &
+    Wang 2018, Thm 8): Phi(Δ/(2 sigma) - epsilon sigma/Δ) - e^epsilon Phi(-Δ/(2 sigma) -
+    epsilon sigma/Δ)."""
+    from scipy.special import log_ndtr, ndtr
+    a, b = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
+    return float(ndtr(a - b) - math.exp(epsilon + log_ndtr(-a - b)))
+
+
+def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """The smallest sigma for which f(x) + N(0, sigma^2 I) is (epsilon, delta)-DP when f has L2
+    sensitivity `sensitivity` (Balle & Wang 2018, Thm 8: the exact condition
+    `gaussian_delta(sigma, Δ, epsilon)` <= delta), found by bisection to float precision.
+    Valid for every epsilon > 0; smaller than `classic_gaussian_sigma`."""
+    D, epsilon, delta = _gaussian_parameters(sensitivity, epsilon, delta)
+    return _smallest_where(lambda sigma: gaussian_delta(sigma, D, epsilon) > delta, start=D,
+                           floor=1e-6 * D, iterations=200)
+
+
+def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """sigma = Δ sqrt(2 ln(1.25/delta))/epsilon: (epsilon, delta)-DP for epsilon < 1 (Dwork &
+    Roth 2014, Thm A.1; the proof needs epsilon < 1, so larger epsilon is refused)."""
+    D, epsilon, delta = _gaussian_parameters(sensitivity, epsilon, delta)
+    if epsilon >= 1:
+        raise ValueError(f"epsilon must be in (0, 1) for the classic calibration (Dwork & Roth "
+                         f"2014, Thm A.1 assumes epsilon < 1; use calibration='analytic'); "
+                         f"got {epsilon!r}")
+    return D * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+
+
+_CALIBRATIONS = {"analytic": analytic_gaussian_sigma, "classic": classic_gaussian_sigma}
+
+
+@functools.lru_cache(maxsize=64)
+def _gaussian_plan(sensitivity, epsilon, delta, calibration):
+    """Grid, integer sensitivity D, discrete Gaussian and its (epsilon', delta') in float."""
+    sigma = _CALIBRATIONS[calibration](sensitivity, epsilon, delta)
+    step = grid_step(sensitivity, sigma)
+    D = grid_sensitivity(sensitivity, step)
+    sigma = _CALIBRATIONS[calibration](D * step, epsilon, delta)   # for the rounded values
+    sampler = DiscreteGaussian(sigma / step)
+    exact_delta = sampler.delta_for_shift(D, epsilon)
+    eta, extra = sampler.float_cost(D)
+    guarantee = (epsilon + 2 * eta, math.exp(eta) * exact_delta + extra)
+    return step, sampler, guarantee
+
+
+def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, calibration="analytic"):
+    """Release `value` + Gaussian noise N(0, sigma^2) per coordinate: (epsilon, delta)-DP.
+
+    Input: a real number or an array; neighbouring inputs' values differ by at most
+    Δ = `sensitivity` in L2.
+    (epsilon, delta)-DP (Dwork & Roth 2014, Def 2.4): P[M(x) in S] <= e^epsilon P[M(x') in S]
+    + delta for all neighbours and all sets S of outputs.
+    Calibration: "analytic" (default) takes the smallest sigma that is (epsilon, delta)-DP
+    (Balle & Wang 2018, Thm 8; any epsilon > 0); "classic" takes
+    Δ sqrt(2 ln(1.25/delta))/epsilon (Dwork & Roth 2014, Thm A.1; epsilon < 1 only).
+    Float-safe like `laplace_mechanism`: values rounded to the grid
+    Λ = 2^(floor(log2 min(Δ, sigma)) - 12), plus Λ Y with Y the discrete Gaussian
+    N_Z(0, (sigma/Λ)^2) (Canonne, Kamath, Steinke 2020, Alg. 3), sigma calibrated for the
+    rounded sensitivity DΛ, D = floor(Δ/Λ) + 1 (at most Δ(1 + 2^-12)).
+    Privacy in floating point: `gaussian_guarantee` gives (epsilon', delta') with the discrete
+    Gaussian's exact delta (its hockey-stick divergence summed over the integers) and what
+    the sampler adds (`noise.DiscreteGaussian`): epsilon' - epsilon < 1e-7, delta' within
+    1e-10 of delta, for a scalar or a vector differing in one coordinate or lying on the grid.
+    Accuracy: noise mean 0, standard deviation sigma (as the continuous mechanism's, to
+    relative 1e-6 for sigma/Λ >= 4096), plus rounding by at most Λ/2.
+    Returns a float for a scalar `value`, else an array of the same shape.
+    """
+    if calibration not in _CALIBRATIONS:
+        raise ValueError(f"calibration must be 'analytic' or 'classic'; got {calibration!r}")
+    sensitivity, epsilon, delta = _gaussian_parameters(sensitivity, epsilon, delta)
+    step, sampler, _ = _gaussian_plan(sensitivity, epsilon, delta, calibration)
+    array = _real_array("value", value)
+    limit = (2**52 - 64 * sampler.sigma) * step
+    if array.size and np.max(np.abs(array)) > limit:
+        raise ValueError(f"each entry of value must be at most {limit:.6g} in absolute value "
+                         f"(value + noise must be exact on the noise grid); got "
+                         f"{np.max(np.abs(array))!r}")
+    rounded = np.rint(array.astype(float) / step).astype(np.int64)
+    noisy = (rounded + sampler.sample(rounded.shape, as_rng(rng))).astype(float) * step
+    return float(noisy) if array.ndim == 0 else noisy
+
+
+def gaussian_guarantee(sensitivity, epsilon, delta, calibration="analytic"):
+    """(epsilon', delta'): the privacy `gaussian_mechanism` has in floating point, and
+    the sigma it uses: returns (epsilon', delta', sigma)."""
+    if calibration not in _CALIBRATIONS:
+        raise ValueError(f"calibration must be 'analytic' or 'classic'; got {calibration!r}")
+    step, sampler, guarantee = _gaussian_plan(*_gaussian_parameters(sensitivity, epsilon, delta),
+                                              calibration)
+    return guarantee + (sampler.sigma * step,)
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,0 +1,358 @@
+"""Noise that stays private in floating point: discrete Laplace and discrete Gaussian noise
+on a power-of-two grid, sampled from uniform 64-bit integers only.
+
+Why: `value + numpy.random.Generator.laplace(0, scale)` is private for real numbers, but its
+floating-point results are not spread evenly: which doubles can come out depends on the
+input, and the low-order bits of a release can give the input away (Mironov 2012, §3;
+`panpriv_teach.attacks.floating_point_attack` mounts the attack). The remedy followed here is
+the discrete one of Canonne, Kamath, Steinke 2020 (as OpenDP samples noise): round the value
+to a grid Λ·Z with Λ a power of two, add integer noise, and multiply back by Λ. Every step
+after the integer draw is exact in floating point, so the release is a post-processing of an
+integer mechanism, and the privacy of that mechanism is what the code has.
+
+Grid: Λ = 2^(floor(log2 min(Δ, scale)) - GRID_BITS), so Δ and the noise scale are both at least
+2^12 grid steps: the noise is a Laplace (or Gaussian) law sampled at a resolution of 1/4096 of
+its scale, and the release differs from the real-valued mechanism's by nothing a plot or a
+statistical test can see (the variance is larger by the factor (DΛ/Δ)^2 <= (1 + 2^-12)^2).
+
+Rounding: |x - x'| <= Δ gives |rint(x/Λ) - rint(x'/Λ)| <= D = floor(Δ/Λ) + 1 grid steps (each
+rounding moves by at most half a step), so the integer noise is calibrated to D, not Δ/Λ.
+
+The integer samplers and what their floating-point implementation adds are described in
+`DiscreteLaplace` and `DiscreteGaussian`; `laplace_mechanism` and `gaussian_mechanism`
+(in `panpriv_teach.mechanisms`) are built on them.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from decimal import Decimal, localcontext
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["GRID_BITS", "grid_step", "grid_sensitivity", "DiscreteLaplace", "DiscreteGaussian",
+           "LaplaceNoise"]
+
+GRID_BITS = 12            # Δ and the scale are at least 2^GRID_BITS grid steps
+MAX_GRID_INTEGER = 2**53  # (R + Z) Λ is exact in float64 while |R + Z| <= 2^53
+_TAIL_LOG2 = 70           # the integer noise's support is cut where the tail is below 2^-70
+_BLOCK = 1 << 15          # samples per block (bounds the memory of the uniform draws)
+_TWO64 = 1 << 64
+_WORD = 32                # a Bernoulli(p) with p < 2^-32 is a product of Bernoulli(2^-32)s
+
+
+def grid_step(*scales) -> float:
+    """Λ = 2^(floor(log2 min(scales)) - GRID_BITS): the grid on which noise is released.
+
+    Raises ValueError when Λ would be below the smallest normal double (scale below ~1e-304),
+    where x/Λ and zΛ would no longer be exact."""
+    smallest = min(scales)
+    exponent = math.frexp(smallest)[1] - 1 - GRID_BITS   # floor(log2 smallest) - GRID_BITS
+    if exponent < -1022:
+        raise ValueError(f"the noise scale and the sensitivity must be at least 2^-1010 ≈ 1e-304 "
+                         f"(the noise grid 2^-{GRID_BITS} below them must hold normal doubles); "
+                         f"got {smallest!r}")
+    return math.ldexp(1.0, exponent)
+
+
+def grid_sensitivity(sensitivity: float, step: float) -> int:
+    """D = floor(Δ/Λ) + 1: the most two values at distance <= Δ can differ, in grid steps,
+    once each is rounded to the nearest multiple of Λ."""
+    return math.floor(sensitivity / step) + 1
+
+
+# ----------------------------------------------------------------------------------------
+# Exact Bernoulli draws from uniform 64-bit integers
+# ----------------------------------------------------------------------------------------
+
+def _factors(p: Decimal) -> list[int]:
+    """Integer thresholds c_1, c_2, ... with p ≈ prod_i c_i / 2^64: the Bernoulli(p) draw is
+    "u_i < c_i for every i" with u_i independent uniform 64-bit integers. Every factor but the
+    first is exactly 2^-32; the first is p 2^(32 (m - 1)) rounded to a multiple of 2^-64, which
+    lies in [2^-32, 1], so its relative error is at most 2^-33."""
+    extra = 0
+    while p < Decimal(2) ** (-_WORD) and p > 0:
+        p *= Decimal(2) ** _WORD
+        extra += 1
+    first = min(int((p * _TWO64).to_integral_value()), _TWO64 - 1)
+    return [first] + [1 << (64 - _WORD)] * extra
+
+
+def _implemented(factors: list[int]) -> Decimal:
+    """The probability the draw of `_factors` really has: prod_i c_i / 2^64."""
+    q = Decimal(1)
+    for c in factors:
+        q *= Decimal(c) / _TWO64
+    return q
+
+
+def _distortion(p: Decimal, q: Decimal) -> Decimal:
+    """ln of max/min of q/p and (1 - q)/(1 - p): how much a Bernoulli(q) used in place of a
+    Bernoulli(p) can move the ratio of two outcomes' probabilities."""
+    ratios = (q / p, (1 - q) / (1 - p))
+    return (max(ratios) / min(ratios)).ln()
+
+
+# ----------------------------------------------------------------------------------------
+# Discrete Laplace
+# ----------------------------------------------------------------------------------------
+
+class DiscreteLaplace:
+    """Integer noise Z with P(Z = z) ∝ a^|z|, a = exp(-epsilon/D): the discrete Laplace law of
+    scale t = D/epsilon (Canonne, Kamath, Steinke 2020, §2.2), as used by the geometric
+    mechanism (Ghosh, Roughgarden, Sundararajan 2009).
+
+    Privacy of the exact law: adding Z to an integer query whose neighbouring values differ by at
+    most D is epsilon-DP: moving z by d <= D changes its probability by a^-d <= e^epsilon.
+
+    Sampling (vectorised, uniform 64-bit integers and integer comparisons only): Z = 0 with
+    probability (1 - a)/(1 + a); otherwise Z = ±(1 + G) with a fair sign and G geometric,
+    P(G = g) = (1 - a) a^g. The binary digits of a geometric variable are independent,
+    P(bit j = 1) = p_j = a^(2^j)/(1 + a^(2^j)) (P(G = g) factorises over the bits of g), so G is
+    drawn as J independent Bernoulli(p_j) bits, J the least with 2^J >= D + 70 ln(2) t.
+    Every probability is computed once in 50-digit decimal arithmetic and turned into integer
+    thresholds (`_factors`), so the implemented law is known exactly; each sample uses a fixed
+    number of uniform draws, in sample order, so n draws at once equal n single draws.
+
+    What the implementation adds (both computed exactly in `guarantee`): the thresholds are
+    within 2^-33 relative of the exact probabilities, which changes any ratio of two outcome
+    probabilities by a factor at most e^eta; and |Z| <= 2^J, so a shift by d <= D can move an
+    outcome out of the support, with probability at most delta <= e^eta 2^-70 / (1 - a^(2^J)).
+    Hence adding this Z to an integer query of sensitivity D is (epsilon + eta, delta)-DP,
+    with eta < 1e-8 and delta < 1e-20 for every (D, epsilon) the library uses (tested).
+    """
+
+    def __init__(self, D: int, epsilon: float):
+        self.D, self.epsilon = int(D), float(epsilon)
+        self._plan = _laplace_plan(self.D, self.epsilon)
+        self.bits, self.eta, self.delta = self._plan.bits, self._plan.eta, self._plan.delta
+
+    @property
+    def scale(self) -> float:
+        """t = D/epsilon, in grid steps."""
+        return self.D / self.epsilon
+
+    def guarantee(self) -> tuple[float, float]:
+        """(epsilon + eta, delta): the privacy of adding one draw to a query of sensitivity D."""
+        return self.epsilon + self.eta, self.delta
+
+    def pmf(self, z) -> np.ndarray:
+        """The exact law (before the implementation's 2^-33 rounding): tanh(epsilon/(2D)) a^|z|."""
+        z = np.asarray(z)
+        return math.tanh(self.epsilon / (2 * self.D)) * np.exp(-np.abs(z) * self.epsilon / self.D)
+
+    def sample(self, size, rng) -> np.ndarray:
+        """`size` (an int or a shape) draws, as an int64 array."""
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        n = int(np.prod(shape, dtype=np.int64))
+        out = np.empty(n, dtype=np.int64)
+        plan = self._plan
+        words = len(plan.wide) + (len(plan.narrow) + 1) // 2
+        for start in range(0, n, _BLOCK):
+            stop = min(n, start + _BLOCK)
+            u = rng.integers(0, _TWO64, size=(stop - start, words), dtype=np.uint64)
+            wide = u[:, :len(plan.wide)] < plan.wide
+            first = 2 * len(plan.wide)   # the narrow uniforms: the other words' 32-bit halves
+            narrow = u.view(np.uint32)[:, first:first + len(plan.narrow)] < plan.narrow
+            events = np.empty((stop - start, plan.events), dtype=bool)
+            events[:, plan.narrow_events] = narrow
+            events[:, plan.wide_events] = wide[:, :len(plan.wide_events)]
+            for column, event in plan.extra:   # the extra 2^-32 factors of small probabilities
+                events[:, event] &= wide[:, column]
+            magnitude = 1 + _pack(events[:, 2:])
+            sign = np.where(events[:, 0], -1, 1)
+            out[start:stop] = np.where(events[:, 1], 0, sign * magnitude)
+        return out.reshape(shape)
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    """sum_j bits[:, j] 2^j as int64 (bits: bool array of shape (n, J), J <= 62)."""
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    padded = np.zeros((len(bits), 8), dtype=np.uint8)
+    padded[:, :packed.shape[1]] = packed
+    return padded.view("<u8").ravel().astype(np.int64)
+
+
+class _Plan(NamedTuple):
+    """How one discrete Laplace sample is drawn. Events: 0 the sign, 1 "Z = 0", 2.. the bits
+    of G. Events with probability >= 1/16 use one 32-bit uniform (`narrow`), the others one or
+    more 64-bit uniforms (`wide`, the first factor; `extra` = (column, event) for the 2^-32
+    factors of the smallest)."""
+    bits: int
+    events: int
+    narrow: np.ndarray
+    narrow_events: np.ndarray
+    wide: np.ndarray
+    wide_events: np.ndarray
+    extra: tuple
+    eta: float
+    delta: float
+
+
+@functools.lru_cache(maxsize=256)
+def _laplace_plan(D: int, epsilon: float) -> _Plan:
+    """The thresholds of one discrete Laplace sample, and the implementation's eta and delta."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        rate = Decimal(epsilon) / D                  # 1/t
+        a = (-rate).exp()
+        t = 1 / rate
+        J = math.ceil(math.log2(D + float(70 * Decimal(2).ln() * t) + 1))
+        if J > 62:
+            raise ValueError(f"the noise scale is too large for int64 noise: D/epsilon = "
+                             f"{float(t)!r} grid steps (at most about 2^55)")
+        probabilities = [Decimal(1) / 2, (1 - a) / (1 + a)]   # the sign, P(Z = 0)
+        for j in range(J):
+            aj = a ** (2**j)
+            probabilities.append(aj / (1 + aj))               # P(bit j of G = 1)
+        narrow, narrow_events, wide, wide_events, extra = [], [], [], [], []
+        eta = Decimal(0)
+        for event, p in enumerate(probabilities):
+            if p >= Decimal(1) / 16:
+                c = int((p * 2**32).to_integral_value())
+                narrow.append(c)
+                narrow_events.append(event)
+                eta += _distortion(p, Decimal(c) / 2**32)
+                continue
+            factors = _factors(p)
+            eta += _distortion(p, _implemented(factors))
+            wide.append(factors[0])
+            wide_events.append(event)
+            extra += [(None, event, c) for c in factors[1:]]
+        extra = tuple((len(wide) + i, event) for i, (_, event, _) in enumerate(extra))
+        wide += [1 << (64 - _WORD)] * len(extra)
+        tail = a ** (2**J - D - 1) / (1 - a ** (2**J))   # P(G >= 2^J - D - 1), truncated law
+        delta = eta.exp() * tail
+    return _Plan(J, len(probabilities), np.array(narrow, dtype=np.uint32), np.array(narrow_events),
+                 np.array(wide, dtype=np.uint64), np.array(wide_events), extra, float(eta),
+                 float(delta))
+
+
+# ----------------------------------------------------------------------------------------
+# Laplace noise for a real-valued release
+# ----------------------------------------------------------------------------------------
+
+class LaplaceNoise:
+    """The float-safe Laplace mechanism for one (sensitivity Δ, epsilon): rounds values to the
+    grid Λ = `grid_step(Δ, Δ/epsilon)` and adds Λ·Z, Z discrete Laplace calibrated to
+    D = floor(Δ/Λ) + 1 grid steps. The noise has scale DΛ/epsilon, within a factor 1 + 2^-12 of
+    Lap(Δ/epsilon), and variance 2a/(1 - a)^2 Λ^2 with a = exp(-epsilon/D).
+
+    Privacy: (epsilon + eta, delta)-DP (`guarantee()`) for a scalar value of sensitivity Δ, and
+    for a vector whose neighbouring values differ in one coordinate by at most Δ, or lie on the
+    grid Λ·Z (integer counts do when Λ <= 1) with L1 distance at most Δ: then the rounded
+    values differ by at most D grid steps in all. (For vectors off the grid that differ in c
+    coordinates, rounding can add one step per coordinate: the privacy is then
+    epsilon (Δ/Λ + c)/D + c eta, slightly above epsilon.) eta and delta count once per
+    coordinate that differs.
+    """
+
+    def __init__(self, sensitivity: float, epsilon: float):
+        self.sensitivity, self.epsilon = float(sensitivity), float(epsilon)
+        self.step = grid_step(self.sensitivity, self.sensitivity / self.epsilon)   # Λ
+        self.integer = DiscreteLaplace(grid_sensitivity(self.sensitivity, self.step),
+                                       self.epsilon)
+        self.limit = (MAX_GRID_INTEGER - 2**self.integer.bits) * self.step   # largest |value|
+
+    @property
+    def scale(self) -> float:
+        """The noise scale DΛ/epsilon (the nominal Δ/epsilon, times at most 1 + 2^-12)."""
+        return self.integer.D * self.step / self.epsilon
+
+    @property
+    def variance(self) -> float:
+        a = math.exp(-self.epsilon / self.integer.D)
+        return 2 * a / (1 - a) ** 2 * self.step**2
+
+    def guarantee(self) -> tuple[float, float]:
+        return self.integer.guarantee()
+
+    def check_range(self, array: np.ndarray, name: str = "value") -> None:
+        """Raise ValueError when a value is too large to be released exactly on the grid."""
+        if array.size and np.max(np.abs(array)) > self.limit:
+            raise ValueError(f"each entry of {name} must be at most {self.limit:.6g} in absolute "
+                             f"value (the noise grid 2^{math.frexp(self.step)[1] - 1} must "
+                             f"represent value + noise exactly); got {np.max(np.abs(array))!r}")
+
+    def noise(self, size, rng) -> np.ndarray:
+        """Noise alone (Λ·Z, floats on the grid), for algorithms that add it to integer counts
+        or keep it in their state."""
+        return self.integer.sample(size, rng).astype(float) * self.step
+
+    def release(self, array: np.ndarray, rng) -> np.ndarray:
+        """rint(value/Λ)·Λ + Λ·Z, exactly, for a float array already range-checked."""
+        rounded = np.rint(np.asarray(array, dtype=float) / self.step).astype(np.int64)
+        return (rounded + self.integer.sample(rounded.shape, rng)).astype(float) * self.step
+
+
+# ----------------------------------------------------------------------------------------
+# Discrete Gaussian
+# ----------------------------------------------------------------------------------------
+
+class DiscreteGaussian:
+    """Integer noise Y with P(Y = y) ∝ exp(-y^2/(2 sigma^2)): the discrete Gaussian N_Z(0, sigma^2)
+    of Canonne, Kamath, Steinke 2020, sampled by their Algorithm 3: propose Y from the discrete
+    Laplace law of scale t = floor(sigma) + 1 and accept it with probability
+    exp(-(|Y| - sigma^2/t)^2/(2 sigma^2)); repeat until accepted (vectorised: every rejected
+    sample is redrawn in the next round).
+
+    Privacy of the exact law: computed by `delta_for_shift` (the hockey-stick divergence of two
+    discrete Gaussians D grid steps apart, summed exactly over the integers).
+
+    What the implementation adds: the acceptance test compares a uniform 64-bit integer with
+    floor(p 2^64), p computed in float64. Where p >= e^-24 (|y| <= sigma^2/t + 6.9 sigma), the
+    implemented acceptance probability is within 2^-64/e^-24 + 2^-45 < 2^-29 relative of p
+    (numpy's exp is accurate to a few ulps; the argument's rounding costs 24 * 2^-50 relative);
+    beyond, it is never larger than p(1 + 2^-45), and the exact law's mass there is at most
+    tail = exp(-(reach - 1)^2/(2 sigma^2)), reach = 6.9 sigma + sigma^2/t - D (a Gaussian tail
+    bound; the discrete normaliser is at least sqrt(2 pi) sigma). So on the outcomes reachable
+    by every shift up to D, the implemented and the exact pmf agree within a factor e^eta,
+    eta = eta_proposal + 2^-27 + tail, and the rest has mass at most e^eta tail + delta_proposal
+    (`float_cost`). With the exact law (epsilon, delta)-DP, the implementation is
+    (epsilon + 2 eta, e^eta delta + e^eta tail + delta_proposal)-DP (replace each probability
+    by the exact one, apply the exact guarantee, and replace back).
+    """
+
+    def __init__(self, sigma: float):
+        self.sigma = float(sigma)
+        self.t = math.floor(self.sigma) + 1
+        self.proposal = DiscreteLaplace(self.t, 1.0)   # scale t/1 = t
+
+    def sample(self, size, rng) -> np.ndarray:
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        n = int(np.prod(shape, dtype=np.int64))
+        out = np.empty(n, dtype=np.int64)
+        todo = np.arange(n)
+        centre, two_var = self.sigma**2 / self.t, 2 * self.sigma**2
+        while todo.size:
+            y = self.proposal.sample(todo.size, rng)
+            p = np.exp(-(np.abs(y) - centre) ** 2 / two_var)
+            threshold = np.minimum(np.floor(p * 2.0**64), 2.0**64 - 2048).astype(np.uint64)
+            accept = rng.integers(0, _TWO64, size=todo.size, dtype=np.uint64) < threshold
+            out[todo[accept]] = y[accept]
+            todo = todo[~accept]
+        return out.reshape(shape)
+
+    def log_pmf_unnormalised(self, y):
+        return -np.asarray(y, dtype=float) ** 2 / (2 * self.sigma**2)
+
+    def delta_for_shift(self, D: int, epsilon: float) -> float:
+        """sup_A P[Y in A] - e^epsilon P[Y + D in A] = sum_y max(0, P(y) - e^epsilon P(y - D)):
+        the exact delta of adding N_Z(0, sigma^2) to an integer query of sensitivity D at this
+        epsilon (shifts by less than D give smaller delta), summed over |y| <= 40 sigma + D."""
+        K = int(40 * self.sigma) + D + 1
+        y = np.arange(-K, K + 1, dtype=float)
+        log_p = self.log_pmf_unnormalised(y)
+        log_norm = np.logaddexp.reduce(log_p)
+        p = np.exp(log_p - log_norm)
+        q = np.exp(self.log_pmf_unnormalised(y - D) - log_norm)
+        return float(np.sum(np.maximum(0.0, p - math.exp(epsilon) * q)))
+
+    def float_cost(self, D: int) -> tuple[float, float]:
+        """(eta, delta_float): what the floating-point acceptance test and the proposal's
+        implementation add to the exact law's (epsilon, delta), for shifts up to D steps."""
+        reach = 6.9 * self.sigma + self.sigma**2 / self.t - D   # |y| safe for every shift
+        tail = math.exp(-max(reach - 1, 0.0) ** 2 / (2 * self.sigma**2))   # P(|Y| > reach)
+        eta = self.proposal.eta + 2.0**-27 + tail
+        return eta, math.exp(eta) * min(1.0, tail) + self.proposal.delta

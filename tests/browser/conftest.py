@@ -1,10 +1,13 @@
 """Fixtures for the real-browser tests: a private JupyterLab server and headless Chromium.
 
 * `lab_server` (module scope) starts `python -m jupyterlab` with the venv's Python on
-  127.0.0.1, a free port and a random token, root_dir = LAB_ROOT, and isolated settings,
-  workspaces, config, runtime and IPython dirs (no news pop-up, no autosave, every cell kept
-  in the DOM). It shuts the kernels down through the REST API, then stops the server by the
-  PID of that Python process (terminate, then kill), then kills any kernel still alive.
+  127.0.0.1, a free port and a random token, in JupyterLab's DEFAULT configuration: a fresh,
+  empty settings directory but for the news pop-up switched off as `make lab` does (windowed
+  notebook, autosave, trust: all as a user has them), fresh workspaces, config, runtime and
+  IPython dirs. Its root is a temporary copy of LAB_ROOT/lectures, so that saving (or
+  autosave) never writes to the repository. It shuts the kernels down through the REST API,
+  then stops the server by the PID of that Python process (terminate, then kill), then kills
+  any kernel still alive.
 * `browser_context` (module scope) is a persistent Chromium context on a fresh profile, using
   Debian's /usr/bin/chromium (never `playwright install`).
 * Without Chromium or Playwright the tests are skipped, except under CI=true, where they fail.
@@ -48,15 +51,12 @@ VIEWPORT = {"width": 1400, "height": 1000}
 SERVER_READY_TIMEOUT_S = 60
 SERVER_STOP_TIMEOUT_S = 10
 
-# Settings written to the server's private user_settings_dir.
+# The only setting written to the server's fresh user_settings_dir: no news pop-up, no
+# update check (they would cover the page), as `make lab` does. Nothing else: the test sees
+# JupyterLab as a user does (windowing mode, autosave and trust at their defaults).
 LAB_SETTINGS = {
-    # no news pop-up, no update check (it would cover the page)
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
         {"fetchNews": "false", "checkForUpdates": False},
-    # running the cells makes the notebook dirty: never write it back to the repository
-    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-    # keep every cell in the DOM (windowed rendering detaches off-screen cells)
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
 
 # ---------------------------------------------------------------- which notebooks
@@ -289,7 +289,9 @@ class LabServer:
 
 @pytest.fixture(scope="module")
 def lab_server(chromium_executable, tmp_path_factory):
-    server = LabServer(root=LAB_ROOT, workdir=tmp_path_factory.mktemp("jupyterlab"))
+    root = tmp_path_factory.mktemp("lab-root")
+    shutil.copytree(LECTURES_DIR, root / "lectures", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    server = LabServer(root=root, workdir=tmp_path_factory.mktemp("jupyterlab"))
     server.start()
     print(f"\nJupyterLab ready on port {server.port} in {server.start_seconds:.1f} s (root {server.root})")
     try:
@@ -317,7 +319,13 @@ def browser_context(chromium_executable, tmp_path_factory):
 
 @pytest.fixture
 def page(browser_context):
+    """A new tab; `page.console_errors` collects every error the page's console shows and
+    every uncaught page error, `page.console_warnings` the console's warnings."""
     page = browser_context.new_page()
+    page.console_errors, page.console_warnings = [], []
+    page.on("console", lambda m: (page.console_errors if m.type == "error" else page.console_warnings)
+            .append(m.text[:400]) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: page.console_errors.append(f"uncaught: {e}"[:400]))
     try:
         yield page
     finally:

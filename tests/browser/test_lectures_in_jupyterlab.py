@@ -1,13 +1,22 @@
-"""Every lecture with widgets, run in JupyterLab in a real (headless) Chromium.
+"""Every lecture with widgets, in JupyterLab as a user has it, in a real (headless) Chromium.
 
-For each lecture notebook that uses ipywidgets: open it in JupyterLab, wait for the kernel,
-clear the stored outputs and run all cells, assert that nothing raised, wait for every widget
-to render, then move each slider of every interactive figure by six arrow-key steps
-(away, back, ...) and assert that its readout and the figure both change each time. The
-median key-press-to-new-image time per slider (timed in the page; the first step is a
-warm-up) is printed and merged into test-artifacts/browser_redraw_times.json (read by
-benchmarks/bench_widgets.py); a screenshot goes to test-artifacts/browser/<lecture>.png
-(on failure too).
+JupyterLab runs with its default settings (fresh settings directory; only the news pop-up is
+off, as `make lab` does) on a temporary copy of lectures/. For each lecture notebook that
+uses ipywidgets:
+
+1. opened as stored, before any kernel has run, every widget cell shows a picture drawn at a
+   non-zero size on screen (its default figure), never the widget's text repr or an error;
+2. Run > Run All Cells, clicked in the menu, runs without an error;
+3. every interactive figure, scrolled into view, is drawn at a non-zero size on screen (its
+   bounding box, not its natural size);
+4. each slider of each figure, moved by six arrow-key steps (away, back, ...), changes its
+   readout and the picture (the pixels, not only the image's URL), still drawn at a non-zero
+   size; the median key-press-to-new-image time per slider (timed in the page; the first
+   step is a warm-up) is printed and merged into test-artifacts/browser_redraw_times.json
+   (read by benchmarks/bench_widgets.py);
+5. saved, closed and reopened, every figure is on screen again at a non-zero size;
+6. the page's console showed no error, from the first step to the last.
+A screenshot goes to test-artifacts/browser/<lecture>.png (on failure too).
 
 Run alone:  .venv/bin/python -m pytest tests/browser -s
 Fixtures, skip rules and the development override PANPRIV_BROWSER_ROOT: see conftest.py.
@@ -24,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ARTIFACTS_DIR, LAB_ROOT, require_browser
+from .conftest import ARTIFACTS_DIR, require_browser
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +41,7 @@ KERNEL_READY_TIMEOUT_S = 60
 RUN_ALL_TIMEOUT_S = 120
 WIDGETS_TIMEOUT_S = 30
 REDRAW_TIMEOUT_S = 30
+REOPEN_TIMEOUT_S = 60
 PRESSES = 6                 # arrow-key steps per slider: the first warms up, the others are timed
 POLL_MS = 50                # how often the test checks the page (redraws are timed in the page)
 REDRAW_TIMES_JSON = ARTIFACTS_DIR / "browser_redraw_times.json"
@@ -39,19 +49,24 @@ SCREENSHOT_DIR = ARTIFACTS_DIR / "browser"
 
 # ------------------------------------------------------------------ in-page helpers
 
-# Attach to the notebook that Lab opened. Track the kernel's work by message: every shell
-# request sent is pending until the kernel's `idle` status with that parent arrives. (With
-# ipykernel 7 the status bar can read Idle while a widget callback still runs, because the
-# idle of a concurrent comm message arrives first.) Record every IOPub `error` message: errors
-# of cells and of widget callbacks that print into an Output widget.
+# Attach to the notebook Lab shows. Track the kernel's work by message: every shell request
+# sent is pending until the kernel's `idle` status with that parent arrives. (With ipykernel 7
+# the status bar can read Idle while a widget callback still runs, because the idle of a
+# concurrent comm message arrives first.) Record every IOPub `error` message: errors of cells
+# and of widget callbacks that print into an Output widget. Also installs, once per page:
+# redraw timing (key press -> load of the next image in that figure, both in the page) and
+# `bt.hash(img)`, a hash of an image's pixels.
 INSTALL_JS = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
   if (!panel || !panel.content || !panel.content.model || !panel.sessionContext)
     throw new Error('the current Lab widget is not a notebook: ' + (panel && panel.title.label));
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
   if (!kernel) throw new Error('the notebook has no kernel connection');
-  const bt = window.__bt = {panel, errors: [], pending: new Map(), last: performance.now(), run: null, snap: null};
+  const old = window.__bt || {};
+  const bt = window.__bt = {panel, errors: [], pending: new Map(), last: performance.now(), run: null,
+                            snap: null, press: null, hashes: old.hashes || new Map()};
   kernel.anyMessage.connect((_, {msg, direction}) => {
+    if (window.__bt !== bt) return;
     bt.last = performance.now();
     if (direction === 'send') {
       if (msg.channel === 'shell') bt.pending.set(msg.header.msg_id, msg.header.msg_type);
@@ -62,29 +77,32 @@ INSTALL_JS = """() => {
     }
   });
   bt.settled = (ms) => bt.pending.size === 0 && performance.now() - bt.last >= ms;
-  // Redraw timing in the page itself, independent of how often the test polls: the time of
-  // the key press, and of the first image that then finishes loading in the figure pressed.
-  bt.press = null;
-  document.addEventListener('keydown', e => {
-    const fig = e.target.closest && e.target.closest('[data-bt-figure]');
-    bt.press = fig ? {figure: fig.getAttribute('data-bt-figure'), at: performance.now(), loaded: null} : null;
-  }, true);
-  document.addEventListener('load', e => {
-    const p = bt.press;
-    if (p && p.loaded === null && e.target.tagName === 'IMG'
-        && e.target.closest(`[data-bt-figure="${p.figure}"]`)) p.loaded = performance.now();
-  }, true);
+  bt.hash = (img) => {          // FNV-1a over the pixels (blob: images are same-origin)
+    if (!img.complete || !img.naturalWidth) return null;
+    if (bt.hashes.has(img.src)) return bt.hashes.get(img.src);
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const ctx = c.getContext('2d'); ctx.drawImage(img, 0, 0);
+    const px = ctx.getImageData(0, 0, c.width, c.height).data;
+    let h = 2166136261;
+    for (let i = 0; i < px.length; i += 4) { h ^= px[i] | (px[i + 1] << 8) | (px[i + 2] << 16); h = Math.imul(h, 16777619); }
+    const hex = (h >>> 0).toString(16) + ':' + c.width + 'x' + c.height;
+    bt.hashes.set(img.src, hex);
+    return hex;
+  };
+  if (!window.__btListening) {
+    window.__btListening = true;
+    document.addEventListener('keydown', e => {
+      const fig = e.target.closest && e.target.closest('[data-bt-figure]');
+      window.__bt.press = fig ? {figure: fig.getAttribute('data-bt-figure'), at: performance.now(), loaded: null} : null;
+    }, true);
+    document.addEventListener('load', e => {
+      const p = window.__bt.press;
+      if (p && p.loaded === null && e.target.tagName === 'IMG'
+          && e.target.closest(`[data-bt-figure="${p.figure}"]`)) p.loaded = performance.now();
+    }, true);
+  }
   return panel.context.path;
-}"""
-
-RUN_ALL_JS = """async () => {
-  const app = window.jupyterapp, bt = window.__bt;
-  app.shell.activateById(bt.panel.id);
-  await app.commands.execute('notebook:clear-all-cell-outputs');
-  bt.run = {done: false};
-  app.commands.execute('notebook:run-all-cells').then(
-    r => { bt.run = {done: true, result: r}; },
-    e => { bt.run = {done: true, error: String(e)}; });
 }"""
 
 STATUS_JS = """() => {
@@ -96,15 +114,25 @@ STATUS_JS = """() => {
           quietMs: Math.round(performance.now() - window.__bt.last)};
 }"""
 
-# Done: Run All resolved, every request answered and 300 ms without a kernel message, no [*]
-# prompt, and the status bar shows `<kernel> | Idle`.
+# Run All is done: every execute request sent since the click is answered, 300 ms without a
+# kernel message, no [*] prompt, and the status bar shows `<kernel> | Idle`.
 RUN_DONE_JS = """(idle) => {
   const bt = window.__bt;
-  if (!bt.run || !bt.run.done || !bt.settled(300)) return false;
+  if (!bt.settled(300)) return false;
   if ([...bt.panel.content.node.querySelectorAll('.jp-InputPrompt')].some(e => e.innerText.includes('[*]')))
     return false;
   return [...document.querySelectorAll('.jp-StatusBar-Item')]
     .some(e => e.innerText.replace(/\\s+/g, ' ').trim() === idle);
+}"""
+
+# Every code cell ran: each has an execution count.
+ALL_RAN_JS = """() => {
+  const cells = window.__bt.panel.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === 'code' && cell.sharedModel.getSource().trim() && !cell.executionCount) return false;
+  }
+  return true;
 }"""
 
 # Errors: error outputs in the cell models, IOPub error messages (also those of widget
@@ -132,63 +160,78 @@ ERRORS_JS = """() => {
   return {cells: found, iopub: bt.errors.slice(), dom, widget};
 }"""
 
-# Widget views: how many the cell models hold, how many are rendered, and the interactive
-# figures (a top-level widget view holding a slider and an image; failing that, a cell's
-# output area holding both). The figures get data-bt-figure="k" for the locators.
-WIDGETS_JS = """() => {
-  const bt = window.__bt, cells = bt.panel.content.model.cells, node = bt.panel.content.node;
-  let expected = 0;
+# The widget cells (code cells with a widget-view output), each scrolled into view in turn:
+# what its output area shows. A cell whose outputs hold a slider and an image is an
+# interactive figure; it gets data-bt-figure="k" for the locators. For each image: its
+# natural width, its bounding box on screen after scrolling it into view, its pixels' hash.
+# `text` is what the cell shows instead of a picture: the widget's text repr or an error.
+FIGURES_JS = """async () => {
+  const bt = window.__bt, nb = bt.panel.content, cells = nb.model.cells;
+  const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const cellsOut = [];
+  nb.node.querySelectorAll('[data-bt-figure]').forEach(e => e.removeAttribute('data-bt-figure'));
+  let k = 0;
   for (let i = 0; i < cells.length; i++) {
     const cell = cells.get(i);
     if (cell.type !== 'code') continue;
+    let views = 0;
     for (let j = 0; j < cell.outputs.length; j++)
-      if ((cell.outputs.get(j).data || {})['application/vnd.jupyter.widget-view+json']) expected++;
+      if ((cell.outputs.get(j).data || {})['application/vnd.jupyter.widget-view+json']) views++;
+    if (!views) continue;
+    await nb.scrollToItem(i, 'auto');
+    await frames();
+    const area = nb.widgets[i].node.querySelector('.jp-Cell-outputArea');
+    const images = [];
+    for (const img of area.querySelectorAll('img')) {
+      img.scrollIntoView({block: 'center'});
+      await frames();
+      const r = img.getBoundingClientRect();
+      const onScreen = r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
+      images.push({natural: img.naturalWidth, width: Math.round(r.width), height: Math.round(r.height),
+                   onScreen, hash: bt.hash(img)});
+    }
+    const sliders = area.querySelectorAll('.widget-slider').length;
+    const isFigure = sliders > 0 && area.querySelector('.jupyter-widgets img');
+    if (isFigure) area.setAttribute('data-bt-figure', String(k++));
+    const text = (area.innerText || '').includes('VBox(') || (area.innerText || '').includes('Error displaying widget')
+      ? area.innerText.slice(0, 200) : null;
+    cellsOut.push({cell: i + 1, views, figure: isFigure ? k - 1 : null, sliders, images, text,
+                   rendered: area.querySelectorAll('.jupyter-widgets').length});
   }
-  const tops = [...node.querySelectorAll('.jp-Cell-outputArea > .jp-OutputArea-child > .jp-OutputArea-output')]
-    .filter(e => e.querySelector(':scope > .jupyter-widgets'));
-  const isFigure = e => e.querySelector('.widget-slider .noUi-handle') && e.querySelector('.jupyter-widgets img');
-  let figures = tops.filter(isFigure);
-  if (!figures.length) figures = [...node.querySelectorAll('.jp-Cell-outputArea')].filter(isFigure);
-  node.querySelectorAll('[data-bt-figure]').forEach(e => e.removeAttribute('data-bt-figure'));
-  figures.forEach((e, k) => e.setAttribute('data-bt-figure', String(k)));
-  const imgs = figures.map(f => [...f.querySelectorAll('.jupyter-widgets img')]);
-  return {
-    expected, rendered: tops.length, figures: figures.length,
-    sliders: figures.map(f => f.querySelectorAll('.widget-slider').length),
-    imagesLoaded: imgs.length > 0 && imgs.every(i => i.length > 0 && i.every(img => img.complete && img.naturalWidth > 0)),
-  };
+  return cellsOut;
 }"""
 
-# Slider `k` of figure `f`: remember its readout and the figure's images.
+# Slider `k` of figure `f`: remember its readout and the figure's pictures.
 SNAP_JS = """([f, k]) => {
-  const fig = document.querySelector(`[data-bt-figure="${f}"]`);
+  const bt = window.__bt, fig = document.querySelector(`[data-bt-figure="${f}"]`);
   const slider = fig.querySelectorAll('.widget-slider')[k];
   const handle = slider.querySelector('.noUi-handle'), readout = slider.querySelector('.widget-readout');
   const label = slider.querySelector('.widget-label');
   const snap = {
     label: label ? label.innerText.trim() : `slider ${k + 1}`,
     readout: readout ? readout.innerText.trim() : handle.getAttribute('aria-valuenow'),
-    hasReadout: !!readout,
     now: parseFloat(handle.getAttribute('aria-valuenow')),
     max: parseFloat(handle.getAttribute('aria-valuemax')),
-    imgs: [...fig.querySelectorAll('.jupyter-widgets img')].map(i => i.src),
+    hashes: [...fig.querySelectorAll('.jupyter-widgets img')].map(bt.hash),
   };
-  window.__bt.snap = snap;
-  return {label: snap.label, readout: snap.readout, hasReadout: snap.hasReadout, now: snap.now,
-          max: snap.max, images: snap.imgs.length};
+  bt.snap = snap;
+  return {label: snap.label, readout: snap.readout, now: snap.now, max: snap.max, images: snap.hashes.length};
 }"""
 
-# What changed since SNAP_JS: the readout, and the images (a complete new set, all loaded).
+# What changed since SNAP_JS: the readout, and the pictures (all loaded, one with new pixels),
+# and each picture's size on screen.
 CHANGED_JS = """([f, k]) => {
-  const snap = window.__bt.snap, fig = document.querySelector(`[data-bt-figure="${f}"]`);
-  if (!fig) return {readoutChanged: false, imageChanged: false, readout: null, images: 0};
+  const bt = window.__bt, snap = bt.snap, fig = document.querySelector(`[data-bt-figure="${f}"]`);
+  if (!fig) return {readoutChanged: false, imageChanged: false, readout: null, sizes: []};
   const slider = fig.querySelectorAll('.widget-slider')[k];
   const readout = slider.querySelector('.widget-readout');
   const value = readout ? readout.innerText.trim() : slider.querySelector('.noUi-handle').getAttribute('aria-valuenow');
   const imgs = [...fig.querySelectorAll('.jupyter-widgets img')];
-  const imageChanged = imgs.length >= snap.imgs.length && imgs.every(i => i.complete && i.naturalWidth > 0)
-    && imgs.some((img, i) => img.src !== snap.imgs[i]);
-  return {readoutChanged: value !== snap.readout, imageChanged, readout: value, images: imgs.length};
+  const hashes = imgs.map(bt.hash);
+  const imageChanged = imgs.length >= snap.hashes.length && hashes.every(h => h !== null)
+    && hashes.some((h, i) => h !== snap.hashes[i]);
+  const sizes = imgs.map(i => { const r = i.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; });
+  return {readoutChanged: value !== snap.readout, imageChanged, readout: value, sizes};
 }"""
 
 CHANGED_PREDICATE_JS = f"(fk) => {{ const c = ({CHANGED_JS})(fk); return c.readoutChanged && c.imageChanged; }}"
@@ -241,92 +284,135 @@ def _format_errors(errors: dict) -> str:
     return "\n".join(lines)
 
 
+def _not_drawn(cells: list[dict], figures_only: bool) -> list[str]:
+    """What FIGURES_JS saw that a user would not call a picture on screen."""
+    problems = []
+    for c in cells:
+        if figures_only and c["figure"] is None:
+            continue
+        if c["text"]:
+            problems.append(f"cell {c['cell']} shows text instead of a picture: {c['text']!r}")
+        elif not c["images"]:
+            problems.append(f"cell {c['cell']} shows no picture ({c['rendered']} widget views rendered)")
+        for image in c["images"]:
+            if not (image["width"] > 0 and image["height"] > 0 and image["onScreen"] and image["hash"]):
+                problems.append(f"cell {c['cell']}: a picture drawn {image['width']} x {image['height']} px "
+                                f"(natural width {image['natural']}, on screen: {image['onScreen']})")
+    return problems
+
+
+def _open(page, lab_server, rel: str, idle: str, name: str, workspace: str) -> None:
+    """Open `rel` in Lab (its own workspace), wait for `<kernel> | Idle`, attach INSTALL_JS."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.goto(lab_server.url(rel, workspace=workspace))
+    try:
+        page.locator(".jp-StatusBar-Item", has_text=idle).first.wait_for(timeout=KERNEL_READY_TIMEOUT_S * 1000)
+    except PlaywrightTimeout:
+        seen = page.locator(".jp-StatusBar-Item").all_inner_texts()
+        pytest.fail(f"{name}: expected the status bar to show '{idle}' within "
+                    f"{KERNEL_READY_TIMEOUT_S} s; status bar shows {seen}", pytrace=False)
+    path = page.evaluate(INSTALL_JS)
+    assert path == rel, f"expected Lab to open {rel}, its current notebook is {path}"
+
+
+def _figures_when_drawn(page, name: str, what: str, figures_only: bool) -> list[dict]:
+    """FIGURES_JS once every widget cell shows its pictures (polling up to WIDGETS_TIMEOUT_S);
+    fails naming what is not drawn."""
+    deadline = time.monotonic() + WIDGETS_TIMEOUT_S
+    while True:
+        cells = page.evaluate(FIGURES_JS)
+        problems = _not_drawn(cells, figures_only)
+        if cells and not problems:
+            return cells
+        if time.monotonic() > deadline:
+            pytest.fail(f"{name} {what}: expected every {'interactive figure' if figures_only else 'widget cell'} "
+                        f"drawn at a non-zero size on screen within {WIDGETS_TIMEOUT_S} s; "
+                        f"{problems or 'no widget cell found'}", pytrace=False)
+        time.sleep(0.5)
+
+
 def _time_one_redraw(page, name: str, f: int, k: int, key: str, snap: dict) -> float:
-    """Press `key` on slider `k` of figure `f`; wait for a new readout and a new image
-    (failing with what was seen); return the milliseconds from the key press to the new
-    image's load event, both timed in the page."""
+    """Press `key` on slider `k` of figure `f`; wait for a new readout and new pixels
+    (failing with what was seen); check the picture's size on screen; return the
+    milliseconds from the key press to the new image's load event, both timed in the page."""
     handle = page.locator(f'[data-bt-figure="{f}"] .widget-slider').nth(k).locator(".noUi-handle").first
     handle.scroll_into_view_if_needed()
     handle.focus()
     page.keyboard.press(key)
     _wait(page, CHANGED_PREDICATE_JS, [f, k], REDRAW_TIMEOUT_S,
           lambda: f"{name}: after {key} on slider '{snap['label']}' of figure {f + 1} (readout {snap['readout']!r}) "
-                  f"expected the readout and the figure image to change within {REDRAW_TIMEOUT_S} s; "
+                  f"expected the readout and the picture to change within {REDRAW_TIMEOUT_S} s; "
                   f"seen {page.evaluate(CHANGED_JS, [f, k])}; errors:\n{_format_errors(page.evaluate(ERRORS_JS))}")
     press = page.evaluate("() => window.__bt.press")
     assert press and press["loaded"] is not None, f"{name}: no image load recorded after {key}: {press}"
-    ms = round(press["loaded"] - press["at"], 1)
     after = page.evaluate(CHANGED_JS, [f, k])
-    if not (after["readoutChanged"] and after["imageChanged"]):
-        pytest.fail(f"{name}: slider '{snap['label']}' of figure {f + 1}: expected readout and image to change, "
-                    f"seen {after}", pytrace=False)
-    return ms
+    if not all(w > 0 and h > 0 for w, h in after["sizes"]):
+        pytest.fail(f"{name}: after {key} on slider '{snap['label']}' of figure {f + 1} the picture is drawn "
+                    f"at {after['sizes']} px", pytrace=False)
+    return round(press["loaded"] - press["at"], 1)
+
+
+def _run_all_from_the_menu(page) -> None:
+    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+    page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
+
+
+def _console_errors(page) -> str:
+    return "\n".join(f"  {e}" for e in page.console_errors)
 
 
 # ------------------------------------------------------------------ the test
 
 
-def test_lecture_widgets_redraw_in_jupyterlab(lecture: Path, request):
+def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, request):
     require_browser()  # skip, or fail under CI=true, before starting anything
     lab_server = request.getfixturevalue("lab_server")
     page = request.getfixturevalue("page")
     name = lecture.stem
-    rel = lecture.relative_to(LAB_ROOT).as_posix()
+    rel = f"lectures/{lecture.name}"
     shot = SCREENSHOT_DIR / f"{name}.png"
-    before = lecture.read_bytes()
-    kernel_name = json.loads(before).get("metadata", {}).get("kernelspec", {}).get("name")
+    stored = json.loads(lecture.read_text(encoding="utf-8"))
+    kernel_name = stored.get("metadata", {}).get("kernelspec", {}).get("name")
     idle = f"{lab_server.kernel_display_name(kernel_name)} | Idle"
     timings: dict = {"server_start_s": round(lab_server.start_seconds, 2)}
     t_test = time.perf_counter()
     try:
-        # 1. open the notebook in its own workspace and wait for a real kernel
+        # 1. the notebook as stored: widget cells show their default figure as a picture
         t0 = time.perf_counter()
-        page.goto(lab_server.url(rel, workspace=f"browser-test-{name}"))
-        status = page.locator(".jp-StatusBar-Item", has_text=idle)
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-        try:
-            status.first.wait_for(timeout=KERNEL_READY_TIMEOUT_S * 1000)
-        except PlaywrightTimeout:
-            seen = page.locator(".jp-StatusBar-Item").all_inner_texts()
-            pytest.fail(f"{name}: expected the status bar to show '{idle}' within "
-                        f"{KERNEL_READY_TIMEOUT_S} s; status bar shows {seen}", pytrace=False)
-        path = page.evaluate(INSTALL_JS)
-        assert path == rel, f"expected Lab to open {rel}, its current notebook is {path}"
+        _open(page, lab_server, rel, idle, name, workspace=f"browser-test-{name}")
         timings["kernel_ready_s"] = round(time.perf_counter() - t0, 2)
+        _figures_when_drawn(page, name, "as stored, before running", figures_only=False)
 
-        # 2. clear the stored outputs, run all cells, wait for the end
+        # 2. Run > Run All Cells, from the menu; wait for every cell and its widgets
         t0 = time.perf_counter()
-        page.evaluate(RUN_ALL_JS)
-        _wait(page, RUN_DONE_JS, idle, RUN_ALL_TIMEOUT_S,
-              lambda: f"{name}: Run All did not finish within {RUN_ALL_TIMEOUT_S} s (expected the run "
-                      f"promise done, no request pending, no [*] prompt and '{idle}'); seen {page.evaluate(STATUS_JS)}")
+        _run_all_from_the_menu(page)
+        _wait(page, f"(idle) => ({ALL_RAN_JS})() && ({RUN_DONE_JS})(idle)", idle, RUN_ALL_TIMEOUT_S,
+              lambda: f"{name}: Run All did not finish within {RUN_ALL_TIMEOUT_S} s (expected every code cell "
+                      f"run, no request pending, no [*] prompt and '{idle}'); seen {page.evaluate(STATUS_JS)}")
         timings["run_all_s"] = round(time.perf_counter() - t0, 2)
         errors = page.evaluate(ERRORS_JS)
         if any(errors.values()):
             pytest.fail(f"{name}: expected Run All to produce no errors, got:\n{_format_errors(errors)}",
                         pytrace=False)
 
-        # 3. every widget rendered, at least one interactive figure
+        # 3. every interactive figure drawn on screen at a non-zero size
         t0 = time.perf_counter()
-        _wait(page, f"() => {{ const s = ({WIDGETS_JS})(); return s.expected > 0 && s.rendered >= s.expected "
-                    f"&& s.figures > 0 && s.sliders.every(n => n > 0) && s.imagesLoaded; }}", None, WIDGETS_TIMEOUT_S,
-              lambda: f"{name}: expected every widget view to render and at least one interactive figure "
-                      f"(a widget with a slider and an image) within {WIDGETS_TIMEOUT_S} s; seen "
-                      f"{page.evaluate(WIDGETS_JS)}; errors:\n{_format_errors(page.evaluate(ERRORS_JS))}")
-        widgets = page.evaluate(WIDGETS_JS)
+        cells = _figures_when_drawn(page, name, "after Run All", figures_only=True)
+        figures = [c for c in cells if c["figure"] is not None]
         timings["widgets_s"] = round(time.perf_counter() - t0, 2)
-        panels = sum(cell["source"].count("parameter_panel(") if isinstance(cell["source"], str)
-                     else "".join(cell["source"]).count("parameter_panel(")
-                     for cell in json.loads(before)["cells"] if cell["cell_type"] == "code")
-        assert widgets["figures"] >= max(panels, 1), \
-            f"{name}: expected {panels} interactive figures (parameter_panel calls), found {widgets}"
+        panels = sum("".join(c["source"]).count("parameter_panel(") for c in stored["cells"]
+                     if c["cell_type"] == "code")
+        assert len(figures) >= max(panels, 1), \
+            f"{name}: expected {panels} interactive figures (parameter_panel calls), found {cells}"
 
         # 4. each slider of each figure: an arrow-key step redraws the figure (PRESSES steps,
         #    alternately away and back; the median of all but the first is recorded)
         redraws = {}
-        for f, sliders in enumerate(widgets["sliders"]):
-            figure = redraws.setdefault(f"figure {f + 1}", {})
-            for k in range(sliders):
+        for figure in figures:
+            f = figure["figure"]
+            entry = redraws.setdefault(f"figure {f + 1}", {})
+            for k in range(figure["sliders"]):
                 times = []
                 snap = page.evaluate(SNAP_JS, [f, k])
                 away = "ArrowLeft" if snap["now"] >= snap["max"] else "ArrowRight"
@@ -336,11 +422,10 @@ def test_lecture_widgets_redraw_in_jupyterlab(lecture: Path, request):
                         snap = page.evaluate(SNAP_JS, [f, k])
                     times.append(_time_one_redraw(page, name, f, k, back if press % 2 else away, snap))
                 times = times[1:]
-                figure[snap["label"]] = {"median": statistics.median(times), "max": max(times)}
+                entry[snap["label"]] = {"median": statistics.median(times), "max": max(times)}
                 print(f"{name}: figure {f + 1}, slider '{snap['label']}': new image after "
                       f"{statistics.median(times):.0f} ms (median of {len(times)} arrow-key steps; "
                       f"slowest {max(times):.0f} ms)")
-
         _wait(page, RUN_DONE_JS, idle, REDRAW_TIMEOUT_S,  # callbacks done, their errors arrived
               lambda: f"{name}: expected the kernel to finish the callbacks and show '{idle}' within "
                       f"{REDRAW_TIMEOUT_S} s after the slider redraws; seen {page.evaluate(STATUS_JS)}")
@@ -350,13 +435,29 @@ def test_lecture_widgets_redraw_in_jupyterlab(lecture: Path, request):
                         f"{_format_errors(errors)}", pytrace=False)
         timings["redraw_ms"] = redraws
         _screenshot(page, shot)
+
+        # 5. saved, closed and reopened (the kernel still running, as Lab leaves it)
+        t0 = time.perf_counter()
+        page.evaluate("""async () => { const app = window.jupyterapp;
+            await app.commands.execute('docmanager:save'); window.__bt.panel.close(); }""")
+        page.evaluate("(path) => window.jupyterapp.commands.execute('docmanager:open', {path})", rel)
+        _wait(page, "(rel) => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && "
+                    "w.context.path === rel && w.sessionContext.session && w.sessionContext.session.kernel; }",
+              rel, REOPEN_TIMEOUT_S, lambda: f"{name}: the saved notebook did not reopen with its kernel")
+        assert page.evaluate(INSTALL_JS) == rel
+        _figures_when_drawn(page, name, "saved, closed and reopened", figures_only=True)
+        timings["reopen_s"] = round(time.perf_counter() - t0, 2)
+
+        # 6. nothing went wrong in the page's console
+        if page.console_errors:
+            pytest.fail(f"{name}: expected no error in the page's console, got:\n{_console_errors(page)}",
+                        pytrace=False)
     except BaseException:
         _screenshot(page, shot)
-        print(f"{name}: screenshot of the failure in {shot}")
+        print(f"{name}: screenshot of the failure in {shot}; console errors:\n{_console_errors(page)}")
         raise
     finally:
         lab_server.shutdown_kernels()
-        assert lecture.read_bytes() == before, f"{rel} was modified on disk by the browser test"
 
     timings["test_s"] = round(time.perf_counter() - t_test, 2)
     timings["measured_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

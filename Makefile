@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg
 .DEFAULT_GOAL := help
 
@@ -17,28 +16,43 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-lab: setup  ## open the course in JupyterLab (the welcome notebook)
-	$(BIN)/python -m jupyterlab $(ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) \
-		--LabApp.default_url=/lab/tree/lectures/00_welcome.ipynb
+lab: setup  ## make your my_work/ copies, then open the course in JupyterLab (its terminals use .venv)
+	$(BIN)/python -m panpriv_teach lab $(LAB_ARGS)
+
+workspace: setup  ## copy exercises/ to my_work/ where you work (never overwrites a file there)
+	$(BIN)/python -m panpriv_teach workspace
 
 test: setup  ## the whole suite: library, pipeline, notebooks (nbval) and browser tests
 	$(BIN)/python -m pytest -n 2 --dist loadscope $(NBVAL) tests lectures solutions
 
-exercises: setup  ## regenerate exercises/ from solutions/ (solutions are the single source)
-	$(BIN)/python -m panpriv_teach generate
+exercises: setup  ## regenerate exercises/ from solutions/ (refuses edited ones; BACKUP=1 moves them to my_work/)
+	$(BIN)/python -m panpriv_teach generate $(if $(BACKUP),--backup,)
 
 notebooks: setup  ## re-execute lectures/ and solutions/ with outputs, then regenerate exercises/
+	$(BIN)/python -m panpriv_teach generate $(if $(BACKUP),--backup,)  # refuses edited exercises before the long run
 	$(BIN)/python -m panpriv_teach execute lectures/*.ipynb solutions/*.ipynb
-	$(BIN)/python -m panpriv_teach generate
+	$(BIN)/python -m panpriv_teach generate $(if $(BACKUP),--backup,)
 
-check: setup  ## score your exercises: make check NB=exercises/01_dp_basics.ipynb
+check: setup  ## your progress over my_work/, or one scoreboard: make check NB=my_work/01_dp_basics.ipynb
 	$(BIN)/python -m panpriv_teach check $(NB)
+
+release: setup  ## a student copy without solutions: make release OUT=../panpriv-student
+	@test -n "$(OUT)" || { echo "usage: make release OUT=folder"; exit 2; }
+	$(BIN)/python -m panpriv_teach release $(OUT)
+
+grade: setup  ## grade a class: make grade SUBMISSIONS=folder OUT=folder [JOBS=n]
+	@test -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make grade SUBMISSIONS=folder OUT=folder [JOBS=n]"; exit 2; }
+	$(BIN)/python -m panpriv_teach grade $(SUBMISSIONS) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),)
+
+nbgrader: setup  ## an nbgrader course directory: make nbgrader OUT=../panpriv-nbgrader
+	@test -n "$(OUT)" || { echo "usage: make nbgrader OUT=folder"; exit 2; }
+	$(BIN)/python -m panpriv_teach nbgrader $(OUT)
 
 bench: setup  ## run every benchmark (not part of the test suite; summary in benchmarks/README.md)
 	@failed=""; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
 	if [ -n "$$failed" ]; then echo "targets NOT met in:$$failed"; exit 1; fi
 
-.PHONY: help setup lab test exercises notebooks check bench
+.PHONY: help setup lab workspace test exercises notebooks check release grade nbgrader bench
 
 slides: setup  ## offline reveal.js decks of the lectures in build/slides/ (open build/slides/index.html)
 	$(BIN)/python course/build.py slides

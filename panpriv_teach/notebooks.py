@@ -10,18 +10,24 @@ Conventions (see DESIGN.md, "Notebooks"):
   `raise NotImplementedError("Exercise N.k: write your code here")`, each markdown
   block becomes `*Write your answer here.*`, cells tagged `solution-only` are dropped
   and outputs are cleared. Generation is deterministic, so a test can detect staleness.
+  A generated notebook records the hash of its own content, so a notebook changed after
+  generation (answers written in place, cells run) is recognised and never overwritten.
+  Students work in their own copies, `my_work/NN_topic.ipynb` (panpriv_teach.workspace).
 - Check cells call `check.exercise_N_k(answer)`, where the notebook imported a checker
   module `as check`; `score` runs a copy of the notebook and reports each exercise.
 """
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib
+import json
 import os
 import re
 import sys
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -44,6 +50,22 @@ _NOT_ATTEMPTED = {"NotImplementedError", "ExerciseNotAttempted"}
 
 class GenerationError(ValueError):
     """A solution notebook breaks the marker conventions; the message names the cell."""
+
+
+class EditedNotebooksError(GenerationError):
+    """Exercise notebooks changed since they were generated: `generate` will not overwrite
+    them. `.paths` lists them; the message says how to keep the work and regenerate."""
+
+    def __init__(self, paths, work_dir):
+        self.paths = [str(p) for p in paths]
+        names = "\n".join(f"  {p}" for p in self.paths)
+        super().__init__(
+            f"these exercise notebooks were changed after they were generated (answers "
+            f"written or cells run in place?), so they are NOT overwritten:\n{names}\n"
+            f"Students work in {work_dir}/ (see README, 'Doing exercises'). To keep the work "
+            f"and restore the handout, run `make exercises BACKUP=1` (or `.venv/bin/python -m "
+            f"panpriv_teach generate --backup`): it moves each changed notebook to "
+            f"{work_dir}/backup-<date-time>/ and regenerates it.")
 
 
 # ---------------------------------------------------------------- reading and writing
@@ -165,24 +187,107 @@ def _pairs(solutions_dir, exercises_dir) -> list:
             for sol in sorted(solutions_dir.glob("*.ipynb"))]
 
 
+HASH_KEY = "content_hash"
+
+
+def content_hash(nb: NotebookNode) -> str:
+    """sha256 of the notebook's stored text with its own recorded hash left out."""
+    nb = copy.deepcopy(nb)
+    nb.metadata.get("panpriv_teach", {}).pop(HASH_KEY, None)
+    return "sha256:" + hashlib.sha256(dumps(nb).encode("utf-8")).hexdigest()
+
+
+def _with_hash(nb: NotebookNode) -> NotebookNode:
+    nb.metadata.setdefault("panpriv_teach", {})[HASH_KEY] = content_hash(nb)
+    return nb
+
+
 def _generated_text(solution: Path, source: str) -> str:
     try:
         nb = make_exercise_notebook(nbformat.read(solution, as_version=4), source)
     except GenerationError as exc:
         raise GenerationError(f"{solution}, {exc}") from None
-    return dumps(nb)
+    return dumps(_with_hash(nb))
 
 
-def generate(solutions_dir="solutions", exercises_dir="exercises") -> list:
+def is_unchanged_since_generated(path) -> bool:
+    """True when the notebook at `path` still holds exactly what `generate` wrote: its
+    recorded content hash matches its content. False for a notebook edited or run since
+    (or unreadable, or with no hash): such a file may hold a student's work."""
+    try:
+        nb = nbformat.reads(Path(path).read_text(encoding="utf-8"), as_version=4)
+    except (OSError, ValueError, json.JSONDecodeError, nbformat.reader.NotJSONError):
+        return False
+    recorded = nb.metadata.get("panpriv_teach", {}).get(HASH_KEY)
+    return recorded is not None and recorded == content_hash(nb)
+
+
+def _is_earlier_hashless_output(path: Path, data: bytes) -> bool:
+    """A notebook written by the generator before hashes were recorded (no hash), which
+    was never run (no outputs or execution counts) and still holds the stub of each of its
+    exercises that today's output `data` stubs: nothing in it can be a student's run work.
+    (Students who answered in exercises/ ran their check cells.)"""
+    try:
+        old = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    except Exception:
+        return False
+    if HASH_KEY in old.metadata.get("panpriv_teach", {"": 0}):
+        return False
+    if "panpriv_teach" not in old.metadata:
+        return False
+    if any(cell.get("outputs") or cell.get("execution_count") for cell in old.cells
+           if cell.cell_type == "code"):
+        return False
+    stubbed = set(re.findall(r'NotImplementedError\(\\"Exercise (\d+\.\d+): ', data.decode()))
+    text = "\n".join(_source(cell) for cell in old.cells)
+    return all(STUB.format(number=number) in text
+               for number in stubbed & set(exercise_of_cells(old)))
+
+
+def _new_folder(parent: Path, name: str) -> Path:
+    """Create and return parent/name, or parent/name-2, -3, ... if it exists."""
+    parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ["", *(f"-{i}" for i in range(2, 1000))]:
+        try:
+            (parent / (name + suffix)).mkdir()
+            return parent / (name + suffix)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{parent / name}: too many backups with this name")
+
+
+def generate(solutions_dir="solutions", exercises_dir="exercises", *, backup=False,
+             work_dir=None) -> list:
     """Write exercises_dir/NN_topic.ipynb for every solutions_dir/NN_topic.ipynb and
     return their paths. A file already up to date is left untouched (no mtime churn).
-    Exercise notebooks without a solution are not deleted: `stale_exercises` lists them."""
+
+    A notebook changed since it was generated (see `is_unchanged_since_generated`) is
+    never overwritten: before writing anything, `generate` raises EditedNotebooksError
+    naming every such file, or, with `backup=True`, moves each to
+    `work_dir/backup-YYYYmmdd-HHMMSS/` (work_dir defaults to my_work/ beside
+    exercises_dir) and then regenerates it. Exercise notebooks without a solution are
+    not deleted: `stale_exercises` lists them."""
     if not Path(solutions_dir).is_dir():
         raise FileNotFoundError(f"no solutions folder {solutions_dir!r}")
-    Path(exercises_dir).mkdir(parents=True, exist_ok=True)
-    written = []
+    work_dir = Path(work_dir) if work_dir else Path(exercises_dir).parent / "my_work"
+    planned, edited = [], []
     for solution, target, source in _pairs(solutions_dir, exercises_dir):
         data = _generated_text(solution, source).encode("utf-8")
+        planned.append((target, data))
+        if (target.exists() and target.read_bytes() != data
+                and not is_unchanged_since_generated(target)
+                and not _is_earlier_hashless_output(target, data)):
+            edited.append(target)
+    if edited and not backup:
+        raise EditedNotebooksError(edited, work_dir)
+    if edited:
+        folder = _new_folder(work_dir, f"backup-{datetime.now():%Y%m%d-%H%M%S}")
+        for target in edited:
+            os.replace(target, folder / target.name)
+            print(f"moved {target} to {folder / target.name} (changed since it was generated)")
+    Path(exercises_dir).mkdir(parents=True, exist_ok=True)
+    written = []
+    for target, data in planned:
         if not target.exists() or target.read_bytes() != data:
             target.write_bytes(data)
         written.append(str(target))
@@ -190,16 +295,24 @@ def generate(solutions_dir="solutions", exercises_dir="exercises") -> list:
 
 
 def staleness(solutions_dir="solutions", exercises_dir="exercises") -> dict:
-    """Exercise notebook path → why it is stale ("out of date", "missing", or
-    "orphaned": no solution notebook generates it)."""
+    """Exercise notebook path → why it is stale ("edited": changed since it was
+    generated; "out of date" with its solution; "missing"; or "orphaned": no solution
+    notebook generates it)."""
     reasons = {}
     expected = set()
     for solution, target, source in _pairs(solutions_dir, exercises_dir):
         expected.add(target.name)
         if not target.exists():
             reasons[str(target)] = f"missing (generate it from {solution})"
-        elif target.read_bytes() != _generated_text(solution, source).encode("utf-8"):
-            reasons[str(target)] = f"out of date with {solution} (or edited by hand)"
+            continue
+        data = _generated_text(solution, source).encode("utf-8")
+        if target.read_bytes() == data:
+            continue
+        if is_unchanged_since_generated(target) or _is_earlier_hashless_output(target, data):
+            reasons[str(target)] = f"out of date with {solution}"
+        else:
+            reasons[str(target)] = ("edited: changed since it was generated (answers written "
+                                    "or cells run in place?); generate will not overwrite it")
     for existing in sorted(Path(exercises_dir).glob("*.ipynb")):
         if existing.name not in expected:
             reasons[str(existing)] = (f"orphaned: no {Path(solutions_dir) / existing.name}; "

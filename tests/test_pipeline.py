@@ -22,7 +22,7 @@ from panpriv_teach.__main__ import main
 from panpriv_teach.notebooks import (
     FAILED, MISSING, NOT_ATTEMPTED, PASSED, UNKNOWN, GenerationError, cell_errors,
     checker_module_name, dumps, execute, execute_copy, exercise_of_cells, generate,
-    make_exercise_notebook, score, scoreboard_of, stale_exercises)
+    make_exercise_notebook, score, scoreboard_of, stale_exercises, staleness)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -201,7 +201,8 @@ def test_stale_exercises_detects_edits_deletions_orphans_and_solution_changes(tm
     assert stale_exercises(solutions, exercises) == [str(target)]
     assert main(["stale", *args]) == 1
     out = capsys.readouterr().out
-    assert f"{target}: out of date" in out and "panpriv_teach generate" in out
+    assert f"{target}: edited: changed since it was generated" in out
+    assert "my_work/" in out and "make exercises BACKUP=1" in out
 
     target.unlink()                                    # missing
     assert stale_exercises(solutions, exercises) == [str(target)]
@@ -216,15 +217,29 @@ def test_stale_exercises_detects_edits_deletions_orphans_and_solution_changes(tm
     nb.cells[2].source = nb.cells[2].source.replace("Write", "Now write")
     nbformat.write(nb, solutions / "99_demo.ipynb")
     assert stale_exercises(solutions, exercises) == [str(target)]
+    assert main(["stale", *args]) == 1
+    assert f"{target}: out of date with" in capsys.readouterr().out
     generate(solutions, exercises)
     assert stale_exercises(solutions, exercises) == []
 
 
 def test_the_course_exercises_are_up_to_date():
-    """CI's guard against a forgotten `make exercises` after editing solutions/."""
-    stale = stale_exercises(ROOT / "solutions", ROOT / "exercises")
-    assert stale == [], ("exercises/ is out of date with solutions/; run `make exercises` "
-                         f"(python -m panpriv_teach generate): {stale}")
+    """CI's guard against a forgotten `make exercises` after editing solutions/.
+
+    Students work in my_work/ (never collected by a test), so their answers never make
+    this fail. Someone who answered in exercises/ itself (as an older README said) gets a
+    failure naming the file as "edited", and what to do: `make workspace` copies it to
+    my_work/ as it is, `make exercises BACKUP=1` moves it to my_work/backup-<date-time>/
+    and restores the handout; nothing is ever overwritten."""
+    reasons = staleness(ROOT / "solutions", ROOT / "exercises")
+    edited = [path for path, why in reasons.items() if why.startswith("edited")]
+    assert not edited, (
+        f"exercise notebooks changed in place (a student's answers?): {edited}. Students "
+        "work in my_work/: run `make workspace` (copies them there, keeping the answers), "
+        "then `make exercises BACKUP=1` (moves them to my_work/backup-<date-time>/ and "
+        "regenerates the handout).")
+    assert reasons == {}, ("exercises/ is out of date with solutions/; run `make exercises` "
+                           f"(python -m panpriv_teach generate): {reasons}")
 
 
 # ---------------------------------------------------------------- execution
@@ -447,7 +462,7 @@ def commands(course):
         "check solution": run("-m", "panpriv_teach", "check", str(sol), "--timeout", "60"),
         "check exercise": run("-m", "panpriv_teach", "check", str(ex)),
         "check missing": run("-m", "panpriv_teach", "check", str(course / "nope.ipynb")),
-        "check nothing": run("-m", "panpriv_teach", "check"),
+        "check nothing": run("-m", "panpriv_teach", "check", cwd=course.parent),
         "nbval solution": run(*lax, sol.name, cwd=sol.parent),
         "nbval exercise": run(*lax, ex.name, cwd=ex.parent),
     }
@@ -467,8 +482,8 @@ def test_cli_check_exit_codes(commands):
     assert "99.2 not attempted" in out and out.rstrip().endswith("0 of 3 exercises passed")
     code, out, err = commands["check missing"]
     assert code == 2 and "no such notebook" in err and "nope.ipynb" in err
-    code, out, err = commands["check nothing"]
-    assert code == 2 and "required" in err
+    code, out, err = commands["check nothing"]       # not in a course folder
+    assert code == 2 and "run `check` in the course folder" in err
     assert commands["unchanged"]
 
 

@@ -1,0 +1,123 @@
+"""Where students work, and how `make lab` opens the course.
+
+Students never write in `exercises/` (the generated handout): they work in their own
+copies `my_work/NN_topic.ipynb`, made on first use and never overwritten by any command.
+`lab` opens JupyterLab on the course with the course's environment first on PATH (so its
+terminals run the course's `python` and `pytest`), without the news pop-up, at the
+welcome lecture.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+WORK_DIR = "my_work"
+WELCOME = "lectures/00_welcome.ipynb"
+
+# Defaults for JupyterLab's settings, installed in the environment's own settings folder
+# (overrides.d): the user's settings still win over them.
+_LAB_DEFAULTS = {"@jupyterlab/apputils-extension:notification":
+                 {"fetchNews": "false", "checkForUpdates": False}}
+_LAB_FLAGS = ["--LabApp.news_url=None",
+              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+
+
+def make_workspace(course=".", work_dir=WORK_DIR) -> tuple[list, list]:
+    """Copy each `exercises/NN_topic.ipynb` to `work_dir/NN_topic.ipynb` unless that file
+    exists; return (paths created, paths already there). An existing file is never
+    opened for writing, whatever it holds (the copy is made with exclusive creation)."""
+    course = Path(course)
+    exercises = sorted((course / "exercises").glob("*.ipynb"))
+    if not exercises:
+        raise FileNotFoundError(f"no exercise notebooks in {course / 'exercises'}")
+    work = course / work_dir
+    work.mkdir(exist_ok=True)
+    created, kept = [], []
+    for source in exercises:
+        target = work / source.name
+        try:
+            with open(target, "xb") as out:
+                out.write(source.read_bytes())
+        except FileExistsError:
+            kept.append(target)
+        else:
+            created.append(target)
+    return created, kept
+
+
+def modules(course=".") -> list:
+    """The course's exercise modules, e.g. ["01_dp_basics", ...], from exercises/."""
+    return [p.stem for p in sorted((Path(course) / "exercises").glob("*.ipynb"))]
+
+
+def install_lab_defaults(settings_dir=None) -> Path:
+    """Write the course's JupyterLab defaults (no news, no update check) as an
+    overrides.d file of the environment's app settings folder; return its path."""
+    if settings_dir is None:
+        from jupyterlab.commands import get_app_dir
+        settings_dir = Path(get_app_dir()) / "settings"
+    path = Path(settings_dir) / "overrides.d" / "panpriv-teach.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_LAB_DEFAULTS, indent=2) + "\n"
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def course_environment(env=None) -> dict:
+    """`env` (default os.environ) with this Python's environment activated: its scripts
+    folder first on PATH and VIRTUAL_ENV set, as `source .venv/bin/activate` does."""
+    env = dict(os.environ if env is None else env)
+    scripts = str(Path(sys.executable).parent)
+    parts = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != scripts]
+    env["PATH"] = os.pathsep.join([scripts, *parts])
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    env.pop("PYTHONHOME", None)
+    return env
+
+
+def terminal_command(course: Path) -> list:
+    """The shell JupyterLab's terminals start: bash reading the user's ~/.bashrc, then
+    activating the course environment (a login shell would reset PATH from
+    /etc/profile); another shell (or Windows' PowerShell) inherits the server's PATH."""
+    if os.name == "nt" or not shutil.which("bash"):
+        return [os.environ.get("SHELL") or ("powershell.exe" if os.name == "nt" else "sh")]
+    rc = Path(sys.prefix) / "panpriv-teach-terminal.bashrc"
+    activate = Path(sys.prefix) / "bin" / "activate"
+    lines = ['[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"',
+             f'. "{activate}"' if activate.exists() else
+             f'export PATH="{Path(sys.executable).parent}:$PATH"',
+             f'cd "{course}"']
+    text = "\n".join(lines) + "\n"
+    if not rc.exists() or rc.read_text(encoding="utf-8") != text:
+        rc.write_text(text, encoding="utf-8")
+    return ["bash", "--rcfile", str(rc), "-i"]
+
+
+def lab_command(course: Path, extra=()) -> list:
+    """The JupyterLab command line `lab` runs."""
+    settings = {"shell_command": terminal_command(course)}
+    root = ["--allow-root"] if os.name != "nt" and os.geteuid() == 0 else []
+    return [sys.executable, "-m", "jupyterlab", *root, f"--ServerApp.root_dir={course}",
+            f"--LabApp.default_url=/lab/tree/{WELCOME}",
+            f"--ServerApp.terminado_settings={json.dumps(settings)}", *_LAB_FLAGS, *extra]
+
+
+def lab(course=".", extra=()) -> int:
+    """Make the student's copies, then run JupyterLab on the course (on POSIX the process
+    becomes JupyterLab; on Windows it waits for it and returns its exit code)."""
+    course = Path(course).resolve()
+    created, _ = make_workspace(course)
+    for path in created:
+        print(f"created {path.relative_to(course)} (your copy: work there)")
+    install_lab_defaults()
+    command, env = lab_command(course, extra), course_environment()
+    os.chdir(course)
+    if os.name == "nt":
+        import subprocess
+        return subprocess.call(command, env=env)
+    os.execve(command[0], command, env)   # JupyterLab takes over: Ctrl+C behaves as usual

@@ -28,8 +28,13 @@ def test_simple_counter_in_a_python_loop_passes(capsys):
         for x in stream:
             total += x + rng.laplace(0.0, 1.0 / epsilon)
             out.append(total)
-        return out
+        return np.array(out)
     passes(check.exercise_4_1, loop, capsys)
+
+
+def test_simple_counter_returning_a_list_is_told_to_return_a_numpy_array():
+    as_list = lambda s, e, rng: np.cumsum(np.asarray(s) + rng.laplace(0, 1 / e, len(s))).tolist()
+    fails_with(check.exercise_4_1, as_list, "python list", "numpy array")
 
 
 @pytest.mark.parametrize("wrong, words", [
@@ -38,7 +43,8 @@ def test_simple_counter_in_a_python_loop_passes(capsys):
     (lambda s, e, rng: np.cumsum(s) + rng.laplace(0, 1 / e), ["same at every step"]),
     (lambda s, e, rng: np.cumsum(np.asarray(s) + rng.laplace(0, e, len(s))), ["scale ε"]),
     (lambda s, e, rng: np.cumsum(np.asarray(s) + rng.laplace(0, 2 / e, len(s))), ["scale 2/ε"]),
-    (lambda s, e, rng: np.cumsum(np.asarray(s) + rng.normal(0, np.sqrt(2) / e, len(s))), ["laplace shape"]),
+    (lambda s, e, rng: np.cumsum(np.asarray(s) + rng.normal(0, np.sqrt(2) / e, len(s))), ["not laplace", "gaussian"]),
+    (lambda s, e, rng: np.cumsum(np.asarray(s) + rng.normal(0, 1 / e, len(s))), ["not laplace", "gaussian"]),
     (lambda s, e, rng: np.cumsum(np.asarray(s) + rng.laplace(0.5, 1 / e, len(s))), ["biased"]),
     (lambda s, e, rng: np.cumsum(np.asarray(s) + np.random.laplace(0, 1 / e, len(s))), ["same seeded rng"]),
     (lambda s, e, rng: np.cumsum(s)[:-1], ["shape"]),
@@ -128,9 +134,15 @@ def test_cum_variance_passes(capsys):
     (lambda t, T, e: cum_variance(t, T, e) * (math.log2(T) / tree_levels(T)) ** 2,
      ["not a power of two"]),
     (lambda t, T, e: "big", ["should be a number"]),
+    (lambda t, T, e: math.sqrt(cum_variance(t, T, e)), ["standard deviation", "variance"]),
+    (lambda t, T, e: math.sqrt(cum_variance(t, T, e) / 2), ["standard deviation", "factor 2"]),
+    (lambda t, T, e: (tree_levels(T) / e) ** 2 * bin(t).count("1"), ["factor 2", "two children"]),
+    (lambda t, T, e: 96.0, ["is not right", "which nodes"]),     # the example's value, typed
 ])
 def test_cum_variance_mistakes_are_named(wrong, words):
-    fails_with(check.exercise_4_4, wrong, *words)
+    error = fails_with(check.exercise_4_4, wrong, *words)
+    if "which nodes" not in words:   # each mistake is named, never only the generic question
+        assert "which nodes" not in str(error)
 
 
 # 4.5 -------------------------------------------------------------------------------
@@ -172,6 +184,7 @@ def test_rr_estimates_pass(capsys):
     (lambda y, b: (np.asarray(y) - 0.5) / b, ["cumulative sum"]),
     (lambda y, b: rr_estimates(y, b) + 1, ["solve for n_t"]),
     (lambda y, b: rr_estimates(y, b)[-1], ["shape"]),
+    (lambda y, b: list(rr_estimates(y, b)), ["python list", "numpy array"]),
 ])
 def test_rr_mistakes_are_named(wrong, words):
     fails_with(check.exercise_4_6, wrong, *words)
@@ -197,7 +210,7 @@ def returns_nan(*args, **kwargs):
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_stubs_are_reported_as_not_attempted(checker):
     with pytest.raises(ExerciseNotAttempted):
-        checker(stub)
+        checker(stub, strict=True)
 
 
 @pytest.mark.parametrize("checker", CHECKERS)
@@ -208,7 +221,7 @@ def test_crashing_code_is_diagnosed_with_its_line(checker):
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_nan_and_non_functions_are_diagnosed(checker):
     with pytest.raises(ExerciseFailed):
-        checker(returns_nan)
+        checker(returns_nan, strict=True)
     fails_with(checker, 42, "expected a function")
 
 

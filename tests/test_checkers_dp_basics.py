@@ -1,6 +1,7 @@
 """Module 01's checkers: a correct answer passes, each typical mistake gets its own
 diagnosis, and broken code (raising, wrong type, NaN, never returning) is reported, never
 crashes the checker. The checkers are seeded, so these outcomes are deterministic."""
+import math
 import time
 
 import numpy as np
@@ -8,7 +9,8 @@ import pytest
 
 from panpriv_teach.exercises import dp_basics as check
 from panpriv_teach.exercises.harness import ExerciseNotAttempted
-from checker_testing import fails_with, never_returns, raises
+from panpriv_teach.mechanisms import laplace_mechanism_unsafe
+from checker_testing import fails_with, never_returns, passes, raises
 
 
 # 1.1 -------------------------------------------------------------------------------
@@ -20,7 +22,7 @@ def reveal(count, n, target):
 
 
 def test_differencing_attack_passes(capsys):
-    check.exercise_1_1(reveal)
+    check.exercise_1_1(reveal, strict=True)
     assert "✓ Exercise 1.1 passed" in capsys.readouterr().out
 
 
@@ -33,21 +35,30 @@ def test_differencing_attack_mistakes_are_named():
 
 
 # 1.2 -------------------------------------------------------------------------------
-RIGHT = {"count": 1, "sum_of_ages": 100, "histogram": 1, "and_count": 1, "two_counts": 2}
+def sensitivities(max_age, k):
+    return {"count": 1, "sum_of_ages": max_age, "histogram": 1, "and_count": 1, "bit_counts": k}
 
 
 def test_sensitivities_pass(capsys):
-    check.exercise_1_2(lambda: dict(RIGHT))
-    assert "passed" in capsys.readouterr().out
+    passes(check.exercise_1_2, sensitivities, capsys)
 
 
 def test_sensitivity_mistakes_get_the_matching_hint_without_the_number():
-    error = fails_with(check.exercise_1_2, lambda: {**RIGHT, "histogram": 11}, "only one cell")
+    bands = lambda a, k: {**sensitivities(a, k), "histogram": a // 10 + 1}
+    error = fails_with(check.exercise_1_2, bands, "only one cell", "11 bands")
     assert "sum_of_ages" not in str(error)
-    fails_with(check.exercise_1_2, lambda: {**RIGHT, "two_counts": 1}, "both counts")
-    fails_with(check.exercise_1_2, lambda: {"count": 1}, "lacks the keys")
-    fails_with(check.exercise_1_2, lambda: [1, 100, 1, 1, 2], "should return a dict")
-    fails_with(check.exercise_1_2, lambda: {**RIGHT, "count": "one"}, "should be a number")
+    fails_with(check.exercise_1_2, lambda a, k: {**sensitivities(a, k), "bit_counts": 1}, "all 2 counts", "l1")
+    fails_with(check.exercise_1_2, lambda a, k: {"count": 1}, "lacks the keys")
+    fails_with(check.exercise_1_2, lambda a, k: [1, 100, 1, 1, 2], "should return a dict")
+    fails_with(check.exercise_1_2, lambda a, k: {**sensitivities(a, k), "count": "one"}, "should be a number")
+
+
+def test_typed_sensitivities_cannot_pass():
+    """The answer takes the age range and the number of bits, so the dict that is right for
+    (100, 2) fails at the next case, with the reason."""
+    typed = lambda a, k: {"count": 1, "sum_of_ages": 100, "histogram": 1, "and_count": 1, "bit_counts": 2}
+    fails_with(check.exercise_1_2, typed, "sensitivities(120, 5)", "depends on max_age",
+                       "with k = 5 bits")
 
 
 # 1.3 -------------------------------------------------------------------------------
@@ -56,8 +67,7 @@ def laplace(true, sensitivity, epsilon, rng):
 
 
 def test_laplace_passes(capsys):
-    check.exercise_1_3(laplace)
-    assert "passed" in capsys.readouterr().out
+    passes(check.exercise_1_3, laplace, capsys)
 
 
 @pytest.mark.parametrize("wrong, words", [
@@ -78,6 +88,8 @@ def test_laplace_mistakes_are_named(wrong, words):
     (lambda *a, **k: None, ["should be a number", "return"]),
     (lambda *a, **k: float("nan"), ["nan"]),
     (lambda *a, **k: "100", ["should be a number"]),
+    (lambda t, d, e, rng: [t + rng.laplace(0, d / e)], ["single number", "list of 1", "x[0]"]),
+    (lambda t, d, e, rng: np.array([t, t]), ["single number", "numpy array of 2"]),
     (42, ["expected a function"]),
 ])
 def test_broken_code_gets_a_diagnosis(broken, words):
@@ -94,7 +106,7 @@ def test_the_stub_reads_not_attempted():
     def stub(*args, **kwargs):
         raise NotImplementedError("Exercise 1.3: write your code here")
     with pytest.raises(ExerciseNotAttempted):
-        check.exercise_1_3(stub)
+        check.exercise_1_3(stub, strict=True)
 
 
 # 1.4 -------------------------------------------------------------------------------
@@ -104,8 +116,7 @@ def histogram(values, edges, epsilon, rng):
 
 
 def test_histogram_passes(capsys):
-    check.exercise_1_4(histogram)
-    assert "passed" in capsys.readouterr().out
+    passes(check.exercise_1_4, histogram, capsys)
 
 
 def test_histogram_mistakes_are_named():
@@ -116,6 +127,7 @@ def test_histogram_mistakes_are_named():
     density = lambda v, e, eps, rng: np.histogram(v, e, density=True)[0] + rng.laplace(0, 1 / eps, len(e) - 1)
     fails_with(check.exercise_1_4, density, "off on average")
     fails_with(check.exercise_1_4, lambda v, e, eps, rng: rng.laplace(0, 1, 3), "shape")
+    fails_with(check.exercise_1_4, lambda v, e, eps, rng: list(histogram(v, e, eps, rng)), "numpy array")
 
 
 # 1.5 -------------------------------------------------------------------------------
@@ -131,8 +143,7 @@ def split_optimally(truth, sensitivities, epsilon, rng):
 
 @pytest.mark.parametrize("answer", [split_evenly, split_optimally])
 def test_every_valid_budget_split_passes(answer, capsys):
-    check.exercise_1_5(answer)
-    assert "passed" in capsys.readouterr().out
+    passes(check.exercise_1_5, answer, capsys)
 
 
 def test_budget_mistakes_are_named():
@@ -152,8 +163,7 @@ def exponential(candidates, scores, sensitivity, epsilon, rng):
 
 
 def test_exponential_mechanism_passes(capsys):
-    check.exercise_1_6(exponential)
-    assert "passed" in capsys.readouterr().out
+    passes(check.exercise_1_6, exponential, capsys)
 
 
 def test_exponential_mechanism_mistakes_are_named():
@@ -171,3 +181,44 @@ def test_exponential_mechanism_mistakes_are_named():
             return c[rng.choice(len(c), p=w / w.sum())]
     fails_with(check.exercise_1_6, unstable, "overflow")
     fails_with(check.exercise_1_6, lambda c, s, d, e, rng: rng.integers(len(c)), "not one of the candidates")
+
+
+# 1.7 -------------------------------------------------------------------------------
+def unsafe_output(candidate, scale, k):   # numpy's release from the uniform k / 2^53
+    u = k / 2**53
+    return candidate + (scale * math.log(u + u) if u < 0.5 else -scale * math.log(2.0 - u - u))
+
+
+def could_produce(release, candidate, sensitivity, epsilon):
+    scale, low, high = sensitivity / epsilon, 1, 2**53 - 1
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (middle + 1, high) if unsafe_output(candidate, scale, middle) < release else (low, middle)
+    return unsafe_output(candidate, scale, low) == release
+
+
+def test_floating_point_attack_passes_and_reports_what_it_identified(capsys):
+    check.exercise_1_7(could_produce, strict=True)
+    out = capsys.readouterr().out
+    assert "✓ Exercise 1.7 passed" in out and "of 20 releases" in out
+
+
+def test_floating_point_attack_mistakes_are_named():
+    tolerant = lambda r, c, d, e: bool(abs(r - c) < 50 * d / e)      # np.isclose-style
+    fails_with(check.exercise_1_7, tolerant, "both inputs", "exactly (==)")
+    nearest = lambda r, c, d, e: abs(r - c) <= abs(r - (1 - c))         # the nearer input only
+    fails_with(check.exercise_1_7, nearest, "came from input", "always possible")
+    too_generous = lambda r, c, d, e: could_produce(r, c, d, e) or (c == 1.0 and r > 3)
+    fails_with(check.exercise_1_7, too_generous, "no uniform k/2^53 gives exactly that float")
+    fails_with(check.exercise_1_7, lambda r, c, d, e: 1, "return true or false")
+
+
+def test_a_floating_point_attack_that_rules_out_too_much_is_named():
+    """An answer that keeps the true input (known here from the checker's seeded draws) but
+    rules out the other input even where it is possible."""
+    rng, truth = np.random.default_rng(107), {}
+    for epsilon, count in ((1.0, 12), (0.2, 8)):
+        for x in rng.integers(0, 2, count).astype(float):
+            truth[laplace_mechanism_unsafe(x, 1.0, epsilon, rng=rng)] = x
+    only_the_truth = lambda r, c, d, e: truth.get(r) == c
+    fails_with(check.exercise_1_7, only_the_truth, "you rule out input", "as well")

@@ -53,7 +53,8 @@ def test_exhaustive_attack_mistakes_are_named():
     fails_with(check.exercise_7_1, strict, "returned none", "<=")
     fails_with(check.exercise_7_1, one_sided, "ruled out", "absolute")
     fails_with(check.exercise_7_1, lambda answer, n, E: np.zeros(n, int), "never asked")
-    fails_with(check.exercise_7_1, lambda answer, n, E: [answer(np.ones(n, int))] * n, "only 0s and 1s")
+    fails_with(check.exercise_7_1, lambda answer, n, E: np.array([answer(np.ones(n, int))] * n), "only 0s and 1s")
+    fails_with(check.exercise_7_1, lambda answer, n, E: exhaustive_attack(answer, n, E).tolist(), "numpy array")
     fails_with(check.exercise_7_1, lambda answer, n, E: (answer(np.ones(n, int)), np.ones(n, int))[1],
                "ruled out")
     fails_with(check.exercise_7_1, lambda answer, n, E: np.full(n, 0.5), "only 0s and 1s")
@@ -230,7 +231,7 @@ def test_stubs_are_reported_as_not_attempted(checker):
     def stub(*args, **kwargs):
         raise NotImplementedError("write your code here")
     with pytest.raises(ExerciseNotAttempted):
-        checker(stub)
+        checker(stub, strict=True)
 
 
 @pytest.mark.parametrize("checker", CHECKERS)

@@ -150,7 +150,7 @@ def test_broken_code_is_reported_not_crashing(checker):
         return 1 / 0
 
     with pytest.raises(ExerciseNotAttempted):
-        checker(stub)
+        checker(stub, strict=True)
     fails_with(checker, boom, "ZeroDivisionError")
     fails_with(checker, 42, "expected a function")
 

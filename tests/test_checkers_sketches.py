@@ -93,7 +93,7 @@ def debias(sigma, m, tau, epsilon):
 
 
 def test_6_4_correct_debiasing_passes(capsys):
-    check.exercise_6_4(debias)
+    check.exercise_6_4(debias, strict=True)
     out = capsys.readouterr().out
     assert "passed" in out and "empty stream" in out
 
@@ -173,11 +173,11 @@ def test_broken_answers_are_diagnosed_not_crashed(checker):
         return None
 
     with pytest.raises(ExerciseNotAttempted):
-        checker(stub)
+        checker(stub, strict=True)
     fails_with(checker, raises, "ZeroDivisionError")
     for answer in (returns_nan, returns_none, "not a function"):
         with pytest.raises(ExerciseFailed):
-            checker(answer)
+            checker(answer, strict=True)
 
 
 def test_code_that_never_returns_is_stopped(monkeypatch):
@@ -206,5 +206,5 @@ def test_code_that_never_returns_is_stopped(monkeypatch):
     ids=lambda x: getattr(x, "exercise", ""))
 def test_each_checker_runs_in_about_a_second(checker, answer, capsys):
     start = time.monotonic()
-    checker(answer)
+    checker(answer, strict=True)
     assert time.monotonic() - start < 3

@@ -1,4 +1,5 @@
-"""Checkers for module 04, counters under continual observation (seeds 004 §2, 000 §5-6).
+"""Checkers for module 04, counters under continual observation (Dwork–Roth notes, §2 (DNPR
+2010; Chan, Shi, Song 2011); Dwork 2010, §5-6).
 
 Each checker is seeded and statistical where the answer is random; the tolerances are at
 least 6 standard errors, so a correct answer fails with probability below 1e-6.
@@ -12,17 +13,19 @@ import numpy as np
 
 from panpriv_teach.counters import (CascadingBuffersCounter, decomposition_sizes,
                                     dyadic_intervals as _dyadic_intervals, tree_levels)
-from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
-                                             exercise, expect_uses_rng)
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
 from panpriv_teach.streams import sparse_bit_stream
 
 
 # ---------------------------------------------------------------- 4.1 the simple counter
 def _releases(answer, T, what="your releases"):
-    return as_array(answer, what, shape=(T,))
+    return as_numpy_array(answer, what, shape=(T,))
 
 
-@exercise("4.1", "The simple counter")
+@exercise("4.1", "The simple counter",
+          solved_by=("panpriv_teach.counters.SimpleCounter.run",
+                     "panpriv_teach.counters.SimpleCounter.step"))
 def exercise_4_1(simple_counter):
     stream = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0] * 4)
     T, epsilon, runs = len(stream), 0.5, 5_000
@@ -55,6 +58,13 @@ def exercise_4_1(simple_counter):
                              "consecutive releases reveal each x_t up to two noise terms, and T "
                              "releases spend T·ε by composition. The simple solution adds "
                              "x_t + Lap(1/ε) to the output once and carries it on.")
+    steps = np.diff(errors, axis=1, prepend=0.0)     # the noise added at each step
+    shape = steps.std() / np.abs(steps).mean()       # s.e. < 0.003 with 200,000 steps
+    if abs(shape - math.sqrt(2)) > 0.04:
+        kind = ("it is Gaussian, " if abs(shape - math.sqrt(math.pi / 2)) <= 0.04 else "")
+        raise ExerciseFailed(f"your noise is not Laplace noise: {kind}std / mean |noise| = "
+                             f"{shape:.3f} per step, where Lap(b) gives 1.414 (Gaussian 1.253). "
+                             "The privacy argument needs Laplace noise: rng.laplace.")
     # sample variance of a sum of t Lap(b): s.e. b^2 sqrt((8 t^2 + 12 t)/runs); 6 s.e.
     for t in (1, T):
         predicted = 2 * t * b**2
@@ -68,9 +78,6 @@ def exercise_4_1(simple_counter):
                                          "each x_t has sensitivity 1, so Lap(1/ε) per step.")
             raise ExerciseFailed(f"at t = {t} the variance of your release is {variance[t - 1]:.1f}; "
                                  "the sum of t independent Lap(1/ε) has variance 2t/ε².")
-    kurtosis = np.mean(errors[:, 0] ** 4) / variance[0] ** 2   # 6 for Laplace, 3 for Gaussian
-    if kurtosis < 4.5:
-        raise ExerciseFailed("your noise does not have the Laplace shape: use rng.laplace.")
     return "x_t + Lap(1/ε) per step, summed: unbiased, variance 2t/ε² at step t."
 
 
@@ -102,7 +109,8 @@ def _is_node(s, e):
     return size >= 1 and size & (size - 1) == 0 and (s - 1) % size == 0
 
 
-@exercise("4.2", "The dyadic decomposition of [1, t]")
+@exercise("4.2", "The dyadic decomposition of [1, t]",
+          solved_by=("panpriv_teach.counters.dyadic_intervals",))
 def exercise_4_2(dyadic_intervals):
     for T in _SIZES:
         L = tree_levels(T)
@@ -153,7 +161,9 @@ def _diagnose(cases, answers, right, wrong, hints, describe, generic):
                          f"{generic}")
 
 
-@exercise("4.3", "Cum's noise scale from its sensitivity")
+@exercise("4.3", "Cum's noise scale from its sensitivity",
+          solved_by=("panpriv_teach.counters.tree_levels",
+                     "panpriv_teach.counters.nodes_containing"))
 def exercise_4_3(cum_noise_scale):
     cases = [(T, epsilon) for epsilon in (0.5, 2.0) for T in _SCALE_SIZES]
     answers = [as_real(call(cum_noise_scale, T, e), f"cum_noise_scale({T}, {e})")
@@ -183,36 +193,48 @@ def exercise_4_3(cum_noise_scale):
 
 
 # ---------------------------------------------------------------- 4.4 variance of release t
-@exercise("4.4", "The exact variance of release t")
+@exercise("4.4", "The exact variance of release t",
+          solved_by=("panpriv_teach.counters.BinaryTreeCounter.variance",
+                     "panpriv_teach.counters.decomposition_sizes"))
 def exercise_4_4(cum_variance):
     cases = [(t, T, e) for T, e in ((16, 1.0), (13, 0.5), (100, 2.0), (1, 1.0), (2, 1.0), (8, 0.5))
              for t in range(1, T + 1)]
     answers = [as_real(call(cum_variance, *case), f"cum_variance{case}") for case in cases]
-
-    def nodes(t, T):
-        return int(decomposition_sizes(T)[t - 1])
-
-    def right(t, T, e):
-        return 2 * (tree_levels(T) / e) ** 2 * nodes(t, T)
-
-    wrong = {
-        "half": lambda t, T, e: right(t, T, e) / 2,
-        "L nodes": lambda t, T, e: 2 * (tree_levels(T) / e) ** 2 * tree_levels(T),
-        "root": lambda t, T, e: 2 * (tree_levels(T) / e) ** 2 * bin(t).count("1"),
-        "log2": lambda t, T, e: 2 * (math.log2(T) / e) ** 2 * nodes(t, T),
-    }
+    # One formula per combination of the four parts a student can get wrong; each part's
+    # first option is the right one.
+    scales = {"L/ε": lambda T, e: tree_levels(T) / e,
+              "log2": lambda T, e: math.log2(T) / e}
+    per_node = {"2b²": lambda b: 2 * b * b, "b²": lambda b: b * b}
+    counts = {"nodes": lambda t, T: int(decomposition_sizes(T)[t - 1]),
+              "root": lambda t, T: bin(t).count("1"),
+              "L nodes": lambda t, T: tree_levels(T)}
+    outputs = {"variance": lambda v: v, "std": math.sqrt}
     hints = {
-        "half": "a Lap(b) variable has variance 2b², not b²",
-        "L nodes": "release t sums the noise of the nodes of [1, t] only, one per 1-bit of t, "
-                   "not L nodes",
+        "log2": "for T not a power of two the scale is ceil(log2 T)/ε (exercise 4.3)",
+        "b²": "a Lap(b) variable has variance 2b², not b²: the factor 2 is missing",
         "root": "at t = T = 2^L Cum uses the root's two children (the root is not noised), so "
                 "two nodes",
-        "log2": "for T not a power of two the scale is ceil(log2 T)/ε (exercise 4.3)",
+        "L nodes": "release t sums the noise of the nodes of [1, t] only, one per 1-bit of t, "
+                   "not L nodes",
+        "std": "you returned the standard deviation; the task asks for the variance (its "
+               "square)",
     }
-    _diagnose(cases, answers, right, wrong, hints,
-              lambda case: f"cum_variance({case[0]}, {case[1]}, {case[2]:g})",
-              "which nodes make up [1, t], and what is the variance of each node's noise?")
-    return "Var = 2 (L/ε)² × (number of nodes of [1, t]), including t = T."
+    choices = [(a, b, c, d) for a in scales for b in per_node for c in counts for d in outputs]
+
+    def formula(choice):
+        a, b, c, d = choice
+        return lambda t, T, e: outputs[d](per_node[b](scales[a](T, e)) * counts[c](t, T))
+
+    if _first_mismatch(cases, answers, formula(choices[0])) is None:
+        return "Var = 2 (L/ε)² × (number of nodes of [1, t]), including t = T."
+    for choice in choices[1:]:
+        if _first_mismatch(cases, answers, formula(choice)) is None:
+            raise ExerciseFailed("not right yet: " + "; ".join(
+                hints[part] for part in choice if part in hints) + ".")
+    first = _first_mismatch(cases, answers, formula(choices[0]))
+    raise ExerciseFailed(f"cum_variance({first[0]}, {first[1]}, {first[2]:g}) = "
+                         f"{answers[cases.index(first)]:g} is not right: which nodes make up "
+                         "[1, t], and what is the variance of each node's noise?")
 
 
 # ---------------------------------------------------------------- 4.5 tuning ell
@@ -272,7 +294,7 @@ def exercise_4_6(rr_estimates):
         x = (rng.random(T) < 0.3).astype(int)
         reports = (rng.random(T) < 0.5 + bias * x).astype(int)
         where = f"rr_estimates(<{T} reports>, {bias})"
-        got = as_array(call(rr_estimates, reports.copy(), bias), f"the result of {where}",
+        got = as_numpy_array(call(rr_estimates, reports.copy(), bias), f"the result of {where}",
                        shape=(T,))
         t = np.arange(1, T + 1)
         right = (np.cumsum(reports) - t / 2) / bias

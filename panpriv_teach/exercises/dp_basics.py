@@ -1,4 +1,5 @@
-"""Checkers for module 01, DP basics (seed 002; seed 000 §2).
+"""Checkers for module 01, DP basics (Dwork 2011; Dwork 2010, §2; Mironov 2012 for the
+floating-point attack).
 
 Each checker is seeded and statistical where the answer is random; the tolerances are at
 least 6 standard errors, so a correct answer fails with probability below 1e-6.
@@ -7,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
-                                             exercise, expect_uses_rng)
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
 
 SAMPLES = 20_000  # draws per statistical check: scale estimates within 0.7 % (1 s.e.)
 
@@ -32,7 +33,8 @@ class _LargeQueriesOnly:
         return int(self.bits[mask].sum())
 
 
-@exercise("1.1", "The differencing attack")
+@exercise("1.1", "The differencing attack",
+          solved_by=("panpriv_teach.attacks.differencing_attack",))
 def exercise_1_1(reveal):
     rng = np.random.default_rng(101)
     for trial in range(20):
@@ -57,30 +59,52 @@ def exercise_1_1(reveal):
 
 
 # ---------------------------------------------------------------- 1.2 sensitivities
-_SENSITIVITY_HINTS = {
-    "count": "adding or removing one row changes a count by at most one",
-    "sum_of_ages": "one row's age can be anything from 0 to 100: how much can the sum move?",
-    "histogram": "one row falls in exactly ONE bin, so only one cell changes",
-    "and_count": "rows with both bits 1 are counted once each: it is a single count",
-    "two_counts": "one row can satisfy both P and Q, so both counts can move (L1 norm)",
-}
-_SENSITIVITIES = {"count": 1, "sum_of_ages": 100, "histogram": 1, "and_count": 1, "two_counts": 2}
+def _sensitivities(max_age, k):
+    return {"count": 1, "sum_of_ages": max_age, "histogram": 1, "and_count": 1, "bit_counts": k}
+
+
+def _sensitivity_hint(key, got, max_age, k):
+    """Why `got` is not the sensitivity of query `key` for ages 0..max_age and k bits."""
+    bands = max_age // 10 + 1
+    if key == "sum_of_ages":
+        if got == 100 and max_age != 100:
+            return ("with ages up to {max_age} the sum can move by more (or less) than 100: the "
+                    "answer depends on max_age").format(max_age=max_age)
+        return f"one row's age can be anything from 0 to {max_age}: how much can the sum move?"
+    if key == "histogram":
+        if got == bands:
+            return (f"you counted the {bands} bands, but one row falls in exactly ONE band, so "
+                    "only one cell changes")
+        return "one row falls in exactly ONE band, so only one cell changes"
+    if key == "bit_counts":
+        if got == 1:
+            return (f"one row can have all {k} bits set, and then all {k} counts move: measure "
+                    "the change with the L1 norm (the sum of the absolute changes)")
+        if got == 2 and k != 2:
+            return f"with k = {k} bits there are {k} counts, and one row can move all of them"
+        return f"one row can have all {k} bits set: how much do the {k} counts move together?"
+    if key == "and_count":
+        return "rows with all bits 1 are counted once each: it is a single count"
+    return "adding or removing one row changes a count by at most one"
 
 
 @exercise("1.2", "Sensitivities")
 def exercise_1_2(sensitivities):
-    answer = call(sensitivities)
-    if not isinstance(answer, dict):
-        raise ExerciseFailed(f"sensitivities() should return a dict, got {type(answer).__name__}.")
-    missing = sorted(set(_SENSITIVITIES) - set(answer))
-    if missing:
-        raise ExerciseFailed(f"the dict lacks the keys {missing}.")
-    wrong = [key for key, value in _SENSITIVITIES.items()
-             if as_real(answer[key], f"answer['{key}']") != value]
-    if wrong:
-        raise ExerciseFailed("not right yet: " + "; ".join(
-            f"'{key}': {_SENSITIVITY_HINTS[key]}" for key in wrong) + ".")
-    return "all five sensitivities are right."
+    for max_age, k in ((100, 2), (120, 5), (65, 3)):
+        where = f"sensitivities({max_age}, {k})"
+        answer = call(sensitivities, max_age, k)
+        if not isinstance(answer, dict):
+            raise ExerciseFailed(f"{where} should return a dict, got {type(answer).__name__}.")
+        right = _sensitivities(max_age, k)
+        missing = sorted(set(right) - set(answer))
+        if missing:
+            raise ExerciseFailed(f"the dict of {where} lacks the keys {missing}.")
+        got = {key: as_real(answer[key], f"{where}['{key}']") for key in right}
+        wrong = [key for key in right if got[key] != right[key]]
+        if wrong:
+            raise ExerciseFailed(f"{where} is not right yet: " + "; ".join(
+                f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}" for key in wrong) + ".")
+    return "all five sensitivities are right, for every range of ages and number of bits."
 
 
 # ---------------------------------------------------------------- 1.3 Laplace mechanism
@@ -111,7 +135,9 @@ def _laplace_scale(mechanism, true, sensitivity, epsilon, rng):
     return noise, scale
 
 
-@exercise("1.3", "The Laplace mechanism")
+@exercise("1.3", "The Laplace mechanism",
+          solved_by=("panpriv_teach.mechanisms.laplace_mechanism",
+                     "panpriv_teach.mechanisms.laplace_mechanism_unsafe"))
 def exercise_1_3(laplace_mechanism):
     expect_uses_rng(laplace_mechanism, 100.0, 1.0, 0.5, convert=_output)
     rng = np.random.default_rng(103)
@@ -136,13 +162,13 @@ def exercise_1_3(laplace_mechanism):
 def exercise_1_4(private_histogram):
     data_rng = np.random.default_rng(104)
     incomes = np.minimum(data_rng.lognormal(np.log(60_000), 0.6, 1_000), 599_999)
-    edges = np.append(np.arange(0, 550_001, 50_000), 600_000.0)  # the 11 bins of seed 002
+    edges = np.append(np.arange(0, 550_001, 50_000), 600_000.0)  # the income bins of Dwork 2011
     truth = np.histogram(incomes, edges)[0]
     epsilon = 0.5
     expect_uses_rng(private_histogram, incomes, edges, epsilon,
-                    convert=lambda r: as_array(r, "the histogram", shape=truth.shape))
+                    convert=lambda r: as_numpy_array(r, "the histogram", shape=truth.shape))
     rng = np.random.default_rng(1044)
-    releases = np.array([as_array(r, "the histogram", shape=truth.shape) for r in
+    releases = np.array([as_numpy_array(r, "the histogram", shape=truth.shape) for r in
                          call(private_histogram, incomes, edges, epsilon, rng=rng, repeat=4_000)])
     noise = releases - truth
     scale = np.abs(noise).mean()
@@ -170,9 +196,9 @@ def exercise_1_5(answer_queries):
     sensitivities = np.array([1.0, 2.0, 1.0, 5.0])
     epsilon = 1.0
     expect_uses_rng(answer_queries, truth, sensitivities, epsilon,
-                    convert=lambda a: as_array(a, "the answers", shape=truth.shape))
+                    convert=lambda a: as_numpy_array(a, "the answers", shape=truth.shape))
     rng = np.random.default_rng(105)
-    answers = np.array([as_array(a, "the answers", shape=truth.shape) for a in
+    answers = np.array([as_numpy_array(a, "the answers", shape=truth.shape) for a in
                         call(answer_queries, truth, sensitivities, epsilon, rng=rng, repeat=SAMPLES)])
     noise = answers - truth
     scales = np.abs(noise).mean(axis=0)
@@ -224,7 +250,9 @@ def _weights(scores, factor):
     return w / w.sum()
 
 
-@exercise("1.6", "The exponential mechanism")
+@exercise("1.6", "The exponential mechanism",
+          solved_by=("panpriv_teach.mechanisms.exponential_mechanism",
+                     "panpriv_teach.mechanisms.exponential_mechanism_probabilities"))
 def exercise_1_6(exponential_mechanism):
     candidates, scores = ["red", "green", "blue", "yellow"], [0.0, 1.0, 2.0, 3.0]
     expect_uses_rng(exponential_mechanism, candidates, scores, 1.0, 1.0,
@@ -243,7 +271,7 @@ def exercise_1_6(exponential_mechanism):
             raise ExerciseFailed("your mechanism ignores the scores: every candidate comes out "
                                  "equally often.")
         if np.all(np.abs(seen - _weights(scores, epsilon / sensitivity)) <= 0.03):
-            raise ExerciseFailed("you sample ∝ exp(ε·score/Δ), as seed 002 writes it: that is only "
+            raise ExerciseFailed("you sample ∝ exp(ε·score/Δ), as Dwork 2011 writes it: that is only "
                                  "ε-private for monotone scores, in general 2ε. Use ε/(2Δ).")
         if np.all(np.abs(seen - _weights(scores, epsilon / 2)) <= 0.03):
             raise ExerciseFailed("your probabilities ignore the sensitivity Δ.")
@@ -260,3 +288,66 @@ def exercise_1_6(exponential_mechanism):
     if np.any(np.abs(seen - _weights(big, 0.5)) > 0.07):  # 6 s.e. at 2,000 draws
         raise ExerciseFailed(overflow)
     return "probabilities ∝ exp(ε·score/(2Δ)), stable for large scores."
+
+
+# ---------------------------------------------------------------- 1.7 floating-point attack
+_FP_CANDIDATES = (0.0, 1.0)
+
+
+def _verdict(answer, where):
+    if isinstance(answer, (bool, np.bool_)):
+        return bool(answer)
+    raise ExerciseFailed(f"{where} returned {type(answer).__name__} ({str(answer)[:40]}): return "
+                         "True or False.")
+
+
+def _unsafe_releases(epsilon, count, rng):
+    """`count` releases of inputs 0 or 1 (sensitivity 1) by the unsafe sampler, and the inputs."""
+    from panpriv_teach.mechanisms import laplace_mechanism_unsafe
+    inputs = rng.integers(0, 2, count).astype(float)
+    return inputs, [float(laplace_mechanism_unsafe(x, 1.0, epsilon, rng=rng)) for x in inputs]
+
+
+@exercise("1.7", "The floating-point attack",
+          solved_by=("panpriv_teach.attacks.floating_point_attack",))
+def exercise_1_7(could_produce):
+    from panpriv_teach.attacks import floating_point_attack   # the reference
+    rng = np.random.default_rng(107)
+    identified, total, accepted, wrongly_accepted, wrongly_refused = 0, 0, 0, [], []
+    for epsilon, count in ((1.0, 12), (0.2, 8)):
+        inputs, releases = _unsafe_releases(epsilon, count, rng)
+        possible = floating_point_attack(releases, _FP_CANDIDATES, 1.0, epsilon)  # (count, 2) bools
+        for x, release, row in zip(inputs, releases, possible):
+            reachable = {c for c, ok in zip(_FP_CANDIDATES, row) if ok}
+            said = {c: _verdict(call(could_produce, release, c, 1.0, epsilon),
+                                f"could_produce({release!r}, {c:g}, 1.0, {epsilon:g})")
+                    for c in _FP_CANDIDATES}
+            if not said[x]:
+                raise ExerciseFailed(
+                    f"the release {release!r} (ε = {epsilon:g}) came from input {x:g}, yet you say "
+                    f"{x:g} cannot produce it: the true input is always possible. Reproduce "
+                    "numpy's arithmetic exactly: U = k/2^53 for a whole number k, the noise "
+                    "scale·ln(U + U) when U < 1/2 and −scale·ln(2.0 − U − U) otherwise (math.log), "
+                    "the release candidate + noise; then bisect over k.")
+            total += 1
+            identified += sum(said.values()) == 1
+            accepted += sum(said.values())
+            wrongly_accepted += [(release, c) for c in _FP_CANDIDATES if said[c] and c not in reachable]
+            wrongly_refused += [(release, c) for c in _FP_CANDIDATES if not said[c] and c in reachable]
+    if accepted == 2 * total and wrongly_accepted:
+        raise ExerciseFailed("you say every release could come from both inputs: then the attack "
+                             "learns nothing. Compare the floats exactly (==): a tolerance such as "
+                             "np.isclose accepts any input near the release.")
+    if wrongly_accepted:
+        release, c = wrongly_accepted[0]
+        raise ExerciseFailed(f"for the release {release!r} you say input {c:g} could produce it, "
+                             "but no uniform k/2^53 gives exactly that float from it. Compare "
+                             "exactly (==), and search the whole range of k (bisection: the release "
+                             "grows with k).")
+    if wrongly_refused:
+        release, c = wrongly_refused[0]
+        raise ExerciseFailed(f"for the release {release!r} you rule out input {c:g}, but some "
+                             f"uniform k/2^53 gives exactly that float from {c:g} as well. Search "
+                             "every k from 1 to 2^53 − 1 (bisection), with numpy's exact arithmetic.")
+    return (f"you identified the input behind {identified} of {total} releases from the floats "
+            "alone: numpy's Laplace sampler is not ε-DP in floating point.")

@@ -1,5 +1,6 @@
-"""Checkers for module 07, lower bounds (seed 002, Thm 1 and the n log² n statement; seed 004,
-the Ω(log n) packing bound; seed 001 §4, the intrusion decoding attack).
+"""Checkers for module 07, lower bounds (Dwork 2011, Thm 1 and the n log² n statement (Dinur &
+Nissim 2003); Dwork–Roth notes, §2, the Ω(log n) packing bound (DNPR 2010); Mir et al. 2011,
+§4, the intrusion decoding attack).
 
 Each checker is seeded. The statistical ones use tolerances of at least 6 standard errors,
 so a correct answer fails with probability below 1e-6; the decoding checks use margins
@@ -11,8 +12,8 @@ import math
 
 import numpy as np
 
-from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
-                                             exercise, expect_uses_rng)
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
 from panpriv_teach.intrusion import AccurateDistinctCount
 from panpriv_teach.lower_bounds import packing_bound as _packing_bound
 from panpriv_teach.reconstruction import (all_subsets, random_queries, subset_sums,
@@ -23,7 +24,7 @@ def _bits(value, what, n):
     """`value` as a 0/1 int array of length n, or a diagnosis."""
     if value is None:
         raise ExerciseFailed(f"{what} is None. Did you forget a `return`?")
-    array = as_array(value, what)
+    array = as_numpy_array(value, what)
     if array.shape != (n,):
         raise ExerciseFailed(f"{what} should be a vector of length n = {n}, but has shape "
                              f"{array.shape}.")
@@ -70,7 +71,8 @@ def _curators(rng):
     return cases
 
 
-@exercise("7.1", "Thm 1: the exhaustive reconstruction attack")
+@exercise("7.1", "Thm 1: the exhaustive reconstruction attack",
+          solved_by=("panpriv_teach.reconstruction.reconstruct_exhaustive",))
 def exercise_7_1(exhaustive_attack):
     rng = np.random.default_rng(701)
     for name, n, E, answers, d in _curators(rng):
@@ -101,7 +103,7 @@ def exercise_7_1(exhaustive_attack):
 
 
 # ---------------------------------------------------------------- 7.2 LP decoding
-@exercise("7.2", "LP decoding")
+@exercise("7.2", "LP decoding", solved_by=("panpriv_teach.reconstruction.reconstruct_lp",))
 def exercise_7_2(decode):
     rng = np.random.default_rng(702)
     n, t = 40, 600
@@ -112,7 +114,7 @@ def exercise_7_2(decode):
         result = call(decode, q.copy(), answers.copy(), seconds=20.0)
         if result is None:
             raise ExerciseFailed("decode returned None. Did you forget a `return`?")
-        raw = as_array(result, "your guess")
+        raw = as_numpy_array(result, "your guess")
         if raw.ndim == 1 and raw.size in (n + 1, n + t, n + 2 * t):
             raise ExerciseFailed(f"your guess has {raw.size} entries: it looks like the whole LP "
                                  f"solution, slack variables included. Return only the n = {n} "
@@ -141,14 +143,15 @@ def exercise_7_2(decode):
 
 # ---------------------------------------------------------------- 7.3 composition
 def _answers(value, t):
-    array = as_array(value, "the answers")
+    array = as_numpy_array(value, "the answers")
     if array.shape != (t,):
         raise ExerciseFailed(f"the answers should have shape ({t},), one per query, but have "
                              f"shape {array.shape}.")
     return array
 
 
-@exercise("7.3", "Answers calibrated to the whole query set")
+@exercise("7.3", "Answers calibrated to the whole query set",
+          solved_by=("panpriv_teach.reconstruction.laplace_answers",))
 def exercise_7_3(private_answers):
     rng = np.random.default_rng(703)
     n, t, epsilon = 20, 50, 1.0
@@ -232,7 +235,9 @@ def exercise_7_4(decoding_success):
 
 
 # ---------------------------------------------------------------- 7.5 packing bound
-@exercise("7.5", "The packing bound")
+@exercise("7.5", "The packing bound",
+          solved_by=("panpriv_teach.lower_bounds.packing_bound",
+                     "panpriv_teach.lower_bounds.packing_condition"))
 def exercise_7_5(packing_bound):
     cases = [(16, 1.0), (64, 1.0), (100, 0.5), (1000, 1.0), (1000, 2.0), (4096, 0.3),
              (100_000, 1.0)]
@@ -245,7 +250,7 @@ def exercise_7_5(packing_bound):
                              "the block length L.")
     if all(math.isclose(g, _packing_bound(n, eps, base="first")) for g, (n, eps) in zip(got, cases)):
         raise ExerciseFailed("you compared each block stream with the first block stream x¹ "
-                             "(distance 2L), as the seed does. The task compares with the "
+                             "(distance 2L), as the Dwork–Roth notes do. The task compares with the "
                              "all-zero stream x⁰ (distance L, so e^(−εL)), which gives more.")
     if any(not math.isclose(g * 2, round(g * 2)) for g in got):
         raise ExerciseFailed("a block has a whole number L of steps: a = L/2 is a multiple of 1/2.")
@@ -257,7 +262,9 @@ def exercise_7_5(packing_bound):
 
 
 # ---------------------------------------------------------------- 7.6 intrusion attack
-@exercise("7.6", "The intrusion decoding attack")
+@exercise("7.6", "The intrusion decoding attack",
+          solved_by=("panpriv_teach.intrusion.intrusion_decoding_attack",
+                     "panpriv_teach.intrusion.intrusion_measurements"))
 def exercise_7_6(intrusion_attack):
     rng = np.random.default_rng(706)
     m = 64

@@ -1,5 +1,5 @@
-"""Checkers for module 05: PPCum, pan-privacy for the past (004 §3) and the continual
-density estimator (Dwork 2010, §7).
+"""Checkers for module 05: PPCum, pan-privacy for the past (Dwork–Roth notes, §3 (DNPR 2010)),
+and the continual density estimator (Dwork 2010, §7).
 
 Every check here is exact (the answers are deterministic functions of their inputs), so a
 correct answer never fails; floats are compared with a tolerance of 1e-9.
@@ -12,7 +12,8 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
-from panpriv_teach.exercises.harness import ExerciseFailed, as_real, call, exercise
+from panpriv_teach.exercises._answers import as_real, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call
 from panpriv_teach.ppcum import ppcum_view
 
 _CASES = [(1, 4), (2, 4), (3, 4), (4, 4), (1, 8), (5, 8), (6, 8), (7, 8), (8, 8), (11, 16)]
@@ -36,7 +37,8 @@ def _fmt(nodes):
 
 
 # ---------------------------------------------------------------- 5.1 what is erased
-@exercise("5.1", "The nodes PPCum has erased after step t")
+@exercise("5.1", "The nodes PPCum has erased after step t",
+          solved_by=("panpriv_teach.ppcum.erased_nodes", "panpriv_teach.ppcum.kept_nodes"))
 def exercise_5_1(erased_after):
     for t, n in _CASES:
         got = _nodes(call(erased_after, t, n), f"erased_after({t}, {n})")
@@ -67,7 +69,7 @@ def _random_noise(n, rng):
     return float(rng.normal()), {I: float(v) for I, v in zip(tree_nodes(n), rng.normal(size=2 * n - 2))}
 
 
-@exercise("5.2", "The view after step t")
+@exercise("5.2", "The view after step t", solved_by=("panpriv_teach.ppcum.ppcum_view",))
 def exercise_5_2(view_after):
     rng = np.random.default_rng(52)
     for n in (4, 8):
@@ -123,7 +125,7 @@ def exercise_5_2(view_after):
 
 
 # ---------------------------------------------------------------- 5.3 the coupling
-@exercise("5.3", "Thm 7's coupling shift")
+@exercise("5.3", "Thm 7's coupling shift", solved_by=("panpriv_teach.ppcum.coupling_shift",))
 def exercise_5_3(coupling):
     rng = np.random.default_rng(53)
     for n in (4, 8, 16):
@@ -173,7 +175,7 @@ def exercise_5_3(coupling):
 
 
 # ---------------------------------------------------------------- 5.4 Claim 7.1
-@exercise("5.4", "Claim 7.1, exactly")
+@exercise("5.4", "Claim 7.1, exactly", solved_by=("panpriv_teach.continual.claim_7_1",))
 def exercise_5_4(claim):
     for eps in (Fraction(1, 10), Fraction(1, 4), Fraction(2, 5)):
         answer = call(claim, eps)

@@ -1,5 +1,5 @@
-"""Checkers for module 02, randomized response and the local model (seed 002, "randomized
-response"; lecture notes 004 §1).
+"""Checkers for module 02, randomized response and the local model (Dwork 2011, "randomized
+response"; Dwork–Roth notes, §1 (Warner 1965)).
 
 Each checker is seeded and statistical where the answer is random; the tolerances are at
 least 6 standard errors, so a correct answer fails with probability below 1e-6. Answers that
@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
-                                             exercise, expect_uses_rng)
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
 
 TOL = 1e-9  # relative tolerance for deterministic answers
 
@@ -23,10 +23,10 @@ def _close(a, b) -> bool:
 
 # ---------------------------------------------------------------- 2.1 the randomizer
 def _reports(answer, n, what="the reports"):
-    reports = as_array(answer, what, shape=(n,))
+    reports = as_numpy_array(answer, what, shape=(n,))
     values = set(np.unique(reports).tolist())
     if values <= {0.0, 1.0}:
-        raise ExerciseFailed(f"{what} are 0s and 1s: the seed's reports are ±1, "
+        raise ExerciseFailed(f"{what} are 0s and 1s: the reports of the Dwork–Roth notes are ±1, "
                              "M_i = N_i·(−1)^{x_i} with N_i in {−1, 1}.")
     if not values <= {-1.0, 1.0}:
         raise ExerciseFailed(f"{what} contain values other than −1 and 1 "
@@ -34,7 +34,10 @@ def _reports(answer, n, what="the reports"):
     return reports
 
 
-@exercise("2.1", "The randomizer")
+@exercise("2.1", "The randomizer",
+          solved_by=("panpriv_teach.mechanisms.RandomizedResponse.randomize",
+                     "panpriv_teach.mechanisms.RandomizedResponse.report",
+                     "panpriv_teach.mechanisms.warner_response"))
 def exercise_2_1(randomize):
     rng = np.random.default_rng(201)
     half = 40_000  # frequencies within 6 s.e. <= 6 * 0.5/sqrt(half) = 0.015: false fail < 1e-8
@@ -47,7 +50,7 @@ def exercise_2_1(randomize):
         if abs(plus_for_0 - (1 + bias) / 2) < tol and abs(plus_for_1 - (1 - bias) / 2) < tol:
             continue
         if abs(plus_for_0 - (1 - bias) / 2) < tol and abs(plus_for_1 - (1 + bias) / 2) < tol:
-            raise ExerciseFailed("your reports say +1 mostly for x_i = 1: in the seed the report is "
+            raise ExerciseFailed("your reports say +1 mostly for x_i = 1: in the Dwork–Roth notes the report is "
                                  "N_i·(−1)^{x_i}, so a 0 is reported as +1 unless N_i flips it, "
                                  "and a 1 as −1.")
         if abs(plus_for_0 - plus_for_1) < 2 * tol:
@@ -60,11 +63,11 @@ def exercise_2_1(randomize):
         keep = (plus_for_0 + 1 - plus_for_1) / 2  # the probability of reporting the truth
         if abs(plus_for_0 - (1 - plus_for_1)) < 2 * tol:
             if abs(keep - bias) < tol:
-                raise ExerciseFailed("you report the truth with probability `bias`; in the seed "
+                raise ExerciseFailed("you report the truth with probability `bias`; in the notes "
                                      "N_i = 1 (truth) has probability (1 + bias)/2.")
             if abs(keep - (1 - bias)) < tol:
                 raise ExerciseFailed("you report the truth with probability 1 − bias, as if the "
-                                     "bias were a probability of lying; in the seed N_i = 1 "
+                                     "bias were a probability of lying; in the notes N_i = 1 "
                                      "(truth) has probability (1 + bias)/2.")
         raise ExerciseFailed(f"with bias {bias}, a 0 is reported as +1 in {plus_for_0:.3f} of the "
                              f"cases and a 1 as +1 in {plus_for_1:.3f}: they should be (1 + bias)/2 "
@@ -91,7 +94,9 @@ _AGGREGATOR_MISTAKES = [  # (wrong formula of (n, S, b), diagnosis)
 ]
 
 
-@exercise("2.2", "The unbiased aggregator")
+@exercise("2.2", "The unbiased aggregator",
+          solved_by=("panpriv_teach.mechanisms.RandomizedResponse.estimate",
+                     "panpriv_teach.mechanisms.warner_estimate"))
 def exercise_2_2(estimate):
     rng = np.random.default_rng(202)
     for n, bias in ((1_000, 0.5), (37, 0.2), (5_000, 0.9)):
@@ -141,7 +146,8 @@ def _first_two_rows(channel):
     return max(abs(math.log(channel[0, y] / channel[1, y])) for y in range(channel.shape[1]))
 
 
-@exercise("2.3", "The exact ε of a randomizer")
+@exercise("2.3", "The exact ε of a randomizer",
+          solved_by=("panpriv_teach.local.local_epsilon", "panpriv_teach.audit.exact_epsilon"))
 def exercise_2_3(channel_epsilon):
     for channel, truth, what in _CASES:
         got = as_real(call(channel_epsilon, channel.copy()), "channel_epsilon(channel)")
@@ -178,7 +184,10 @@ def exercise_2_3(channel_epsilon):
 
 
 # ---------------------------------------------------------------- 2.4 planning
-@exercise("2.4", "Pick the bias, predict the error")
+@exercise("2.4", "Pick the bias, predict the error",
+          solved_by=("panpriv_teach.mechanisms.RandomizedResponse.from_epsilon",
+                     "panpriv_teach.mechanisms.RandomizedResponse.std",
+                     "panpriv_teach.mechanisms.RandomizedResponse.variance"))
 def exercise_2_4(plan):
     for epsilon, n in ((math.log(3), 10_000), (0.1, 1_000_000), (3.0, 500)):
         answer = call(plan, epsilon, n)
@@ -190,7 +199,7 @@ def exercise_2_4(plan):
         right = math.tanh(epsilon / 2)
         if not _close(bias, right):
             if _close(bias, epsilon / 2):
-                raise ExerciseFailed("bias = ε/2 inverts the seed's first-order '2ε + O(ε²)', not the "
+                raise ExerciseFailed("bias = ε/2 inverts the notes' first-order '2ε + O(ε²)', not the "
                                      "exact privacy ln((1 + b)/(1 − b)): solve that equation for b.")
             if _close(bias, epsilon):
                 raise ExerciseFailed("the bias is not ε: RR with bias b is ln((1 + b)/(1 − b))-private. "
@@ -223,7 +232,7 @@ def exercise_2_4(plan):
 
 # ---------------------------------------------------------------- 2.5 the √n law
 def _errors(simulate, bits, bias, trials, rng):
-    return as_array(call(simulate, bits.copy(), bias, trials, rng=rng),
+    return as_numpy_array(call(simulate, bits.copy(), bias, trials, rng=rng),
                     f"simulate_errors(bits, {bias}, {trials}, rng)", shape=(trials,))
 
 
@@ -231,7 +240,7 @@ def _errors(simulate, bits, bias, trials, rng):
 def exercise_2_5(simulate_errors):
     small = (np.arange(60) % 3 == 0).astype(int)
     expect_uses_rng(simulate_errors, small, 0.5, 20,
-                    convert=lambda e: as_array(e, "the errors", shape=(20,)))
+                    convert=lambda e: as_numpy_array(e, "the errors", shape=(20,)))
     rng = np.random.default_rng(205)
     trials, bias = 2_000, 0.5
     # s.e. of a sample std ~ std/sqrt(2 trials) = 1.6 %; 6 s.e. = 9.5 % (the estimate's excess
@@ -267,7 +276,8 @@ def _krr(k, epsilon):
     return weight / (weight + k - 1), 1 / (weight + k - 1)
 
 
-@exercise("2.6", "A local histogram")
+@exercise("2.6", "A local histogram",
+          solved_by=("panpriv_teach.local.DirectEncoding.estimate",))
 def exercise_2_6(estimate_histogram):
     rng = np.random.default_rng(206)
     for n, k, epsilon in ((2_000, 4, math.log(3)), (500, 7, 2.0), (3_000, 3, 0.5)):
@@ -278,7 +288,7 @@ def exercise_2_6(estimate_histogram):
         other += other >= values
         reports = np.where(keep, values, other)
         counts = np.bincount(reports, minlength=k).astype(float)
-        got = as_array(call(estimate_histogram, reports.copy(), k, epsilon),
+        got = as_numpy_array(call(estimate_histogram, reports.copy(), k, epsilon),
                        f"estimate_histogram(reports, {k}, {epsilon:.3g})", shape=(k,))
         if _close(got, (counts - n * q) / (p - q)):
             continue

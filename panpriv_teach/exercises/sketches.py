@@ -1,4 +1,4 @@
-"""Checkers for module 06, sketches on fully dynamic streams (seed 001, §2.4 and §3).
+"""Checkers for module 06, sketches on fully dynamic streams (Mir et al. 2011, §2.4 and §3).
 
 Each checker is seeded and statistical where the answer is random; tolerances are at least
 6 standard errors (or goodness-of-fit p-values of 1e-7), so a correct answer fails with
@@ -11,8 +11,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from panpriv_teach.exercises.harness import (ExerciseFailed, as_array, as_real, call,
-                                             exercise, expect_uses_rng)
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
 from panpriv_teach.stable import stable_sample, stable_scale_factor
 
 P_MIN = 1e-7   # goodness-of-fit threshold: a correct sampler fails w.p. 1e-7 per test
@@ -20,13 +20,14 @@ P_MIN = 1e-7   # goodness-of-fit threshold: a correct sampler fails w.p. 1e-7 pe
 
 # ---------------------------------------------------------------- 6.1 the CMS sampler
 def _draws(sampler, p, n, rng):
-    return as_array(call(sampler, p, n, rng=rng), f"stable_sample({p:g}, {n})", shape=(n,))
+    return as_numpy_array(call(sampler, p, n, rng=rng), f"stable_sample({p:g}, {n})", shape=(n,))
 
 
-@exercise("6.1", "Sampling p-stable laws (Chambers–Mallows–Stuck)")
+@exercise("6.1", "Sampling p-stable laws (Chambers–Mallows–Stuck)",
+          solved_by=("panpriv_teach.stable.stable_sample",))
 def exercise_6_1(stable_sample_answer):
     expect_uses_rng(stable_sample_answer, 1.0, 5,
-                    convert=lambda x: as_array(x, "stable_sample(1.0, 5)", shape=(5,)))
+                    convert=lambda x: as_numpy_array(x, "stable_sample(1.0, 5)", shape=(5,)))
     rng = np.random.default_rng(601)
     n = 5_000
     cauchy = _draws(stable_sample_answer, 1.0, n, rng)
@@ -61,7 +62,8 @@ def _order_statistic_interval(p, r, eta):
     return q(0.5 - eta) / q(0.5), q(0.5 + eta) / q(0.5)
 
 
-@exercise("6.2", "The median estimator of Σ|a_i|^p")
+@exercise("6.2", "The median estimator of Σ|a_i|^p",
+          solved_by=("panpriv_teach.stable.StableSketch.estimate",))
 def exercise_6_2(median_estimator):
     rng = np.random.default_rng(602)
     # r = 20,001 entries, eta = 0.022: a correct estimator leaves the interval (about ±7 %)
@@ -97,7 +99,9 @@ def exercise_6_2(median_estimator):
 
 
 # ---------------------------------------------------------------- 6.3 modular update
-@exercise("6.3", "The modular counter update of Alg 2")
+@exercise("6.3", "The modular counter update of Alg 2",
+          solved_by=("panpriv_teach.cropped.CroppedSum.update",
+                     "panpriv_teach.cropped.CroppedSum.process"))
 def exercise_6_3(modular_update):
     rng = np.random.default_rng(603)
     for trial in range(30):
@@ -107,7 +111,7 @@ def exercise_6_3(modular_update):
         i, d = int(rng.integers(m)), int(rng.choice([-7, -3, -1, 1, 2, 5, 13]))
         original = c.copy()
         result = call(modular_update, c, w.copy(), i, d, tau)
-        new = c if result is None else as_array(result, "the new counters", shape=(m,))
+        new = c if result is None else as_numpy_array(result, "the new counters", shape=(m,))
         expected = original.copy()
         expected[i] = np.mod(original[i] + w[i] * d, 2 * tau)
         if np.allclose(new, expected, atol=1e-9):
@@ -140,7 +144,7 @@ _WRONG_DEBIAS = [
     (lambda s, m, t, e: (s - t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
      / math.expm1(e) - m / 2,
      "you subtract τ²m/K as Alg 2 prints it. On the empty stream E[σ] = m·E[𝒩] = "
-     "m(2τ²/K + (e^ε − 1)/(2K)), so the constant is 2τ²m/K: the seed's formula is biased by "
+     "m(2τ²/K + (e^ε − 1)/(2K)), so the constant is 2τ²m/K: Alg 2's printed formula is biased by "
      "τ²m/(e^ε − 1)."),
     (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
      / math.expm1(e),
@@ -153,7 +157,7 @@ _WRONG_DEBIAS = [
 ]
 
 
-@exercise("6.4", "Debiasing Alg 2")
+@exercise("6.4", "Debiasing Alg 2", solved_by=("panpriv_teach.cropped.CroppedSum.debias",))
 def exercise_6_4(debias):
     rng = np.random.default_rng(604)
     cases = [(float(rng.uniform(0, 400)), int(rng.integers(10, 200)), float(rng.choice([2.0, 5.0, 12.0])),
@@ -191,7 +195,9 @@ def _count_min(rng, universe, present, depth=4, width=64):
     return table, hashes
 
 
-@exercise("6.5", "A dictionary attack on a Count-Min sketch")
+@exercise("6.5", "A dictionary attack on a Count-Min sketch",
+          solved_by=("panpriv_teach.attacks.dictionary_attack",
+                     "panpriv_teach.sketches.CountMinSketch.estimate"))
 def exercise_6_5(attack):
     rng = np.random.default_rng(605)
     universe = 500

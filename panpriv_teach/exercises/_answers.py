@@ -1,0 +1,53 @@
+"""Answer checks shared by the checker modules, on top of the harness: a number where a
+number is asked, a numpy array where the task says "numpy array", and the `@exercise`
+decorator with the library functions that already solve the exercise (`solved_by`)."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from panpriv_teach.exercises import harness
+from panpriv_teach.exercises.harness import ExerciseFailed
+
+
+def _preview(values) -> str:
+    shown = [float(v) if isinstance(v, (int, float, np.number)) else v for v in list(values)[:3]]
+    return repr(shown)[:-1] + (", ...]" if len(values) > 3 else "]")
+
+
+def as_real(value, what: str) -> float:
+    """`value` as one finite float. A list, tuple or array is named as such (never "did you
+    forget a return?"), with the fix for the one-element case."""
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim > 0):
+        kind = type(value).__name__ if not isinstance(value, np.ndarray) else "numpy array"
+        size = len(value) if not isinstance(value, np.ndarray) else value.size
+        fix = (" (its only entry is x[0]; return that, or float(x[0]))" if size == 1 else
+               ": the task asks for ONE number")
+        raise ExerciseFailed(f"{what} should be a single number, but it is a {kind} of {size} "
+                             f"entr{'y' if size == 1 else 'ies'} {_preview(np.ravel(value))}{fix}.")
+    return harness.as_real(value, what)
+
+
+def as_numpy_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
+    """`value` as a finite float array, when the task says "numpy array": a list or tuple is
+    told to become one (its arithmetic differs: `[1, 2] * 2` repeats the list)."""
+    if isinstance(value, (list, tuple)):
+        raise ExerciseFailed(f"{what} came back as a Python {type(value).__name__}; the task asks "
+                             "for a numpy array: wrap it in np.array(...) (a list does not add or "
+                             "scale element by element).")
+    return harness.as_array(value, what, shape=shape)
+
+
+def exercise(number: str, title: str, seconds: float = 30.0, solved_by: tuple = ()):
+    """`harness.exercise`, declaring the library functions (dotted names) that already solve
+    the exercise, so that an answer calling them is told so."""
+    if "solved_by" in inspect.signature(harness.exercise).parameters:
+        return harness.exercise(number, title, seconds=seconds, solved_by=solved_by)
+
+    def decorate(check):
+        checker = harness.exercise(number, title, seconds=seconds)(check)
+        checker.solved_by = tuple(solved_by)
+        return checker
+
+    return decorate

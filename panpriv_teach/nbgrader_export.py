@@ -71,14 +71,21 @@ def strict_checks(source: str) -> tuple[str, list]:
              and isinstance(node.func.value, ast.Name) and node.func.value.id == "check"]
     numbers = [".".join(_CHECK_NAME.match(c.func.attr).groups()) for c in calls]
     lines = source.split("\n")
-    # edit from the end of the source so earlier positions stay valid
-    for call in sorted(calls, key=lambda c: (c.end_lineno, c.end_col_offset), reverse=True):
+    # insert after the last argument (or before the closing parenthesis of an empty call),
+    # from the end of the source so earlier positions stay valid; ast counts UTF-8 bytes
+    edits = []
+    for call in calls:
         if any(k.arg == "strict" for k in call.keywords):
             continue
-        row, col = call.end_lineno - 1, call.end_col_offset - 1   # the closing parenthesis
-        text = lines[row]
-        separator = ", " if call.args or call.keywords else ""
-        lines[row] = text[:col] + separator + "strict=True" + text[col:]
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if arguments:
+            last = max(arguments, key=lambda a: (a.end_lineno, a.end_col_offset))
+            edits.append((last.end_lineno - 1, last.end_col_offset, ", strict=True"))
+        else:
+            edits.append((call.end_lineno - 1, call.end_col_offset - 1, "strict=True"))
+    for row, col, text in sorted(edits, reverse=True):
+        line = lines[row].encode("utf-8")
+        lines[row] = (line[:col] + text.encode("utf-8") + line[col:]).decode("utf-8")
     return "\n".join(lines), numbers
 
 

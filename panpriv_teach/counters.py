@@ -26,6 +26,7 @@ import numpy as np
 
 from panpriv_teach.core import ContinualCounter, as_rng
 from panpriv_teach.mechanisms import _smallest_where
+from panpriv_teach.noise import LaplaceNoise
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -313,6 +314,7 @@ class SimpleCounter(ContinualCounter):
             self.epsilon = require_epsilon(epsilon)
             self.bias = -math.expm1(-self.epsilon) / 2
         self._rng = as_rng(rng)
+        self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
         self._t = 0
         self._sum = 0.0   # Laplace: the noisy running sum; RR: the number of y's equal to 1
 
@@ -331,7 +333,7 @@ class SimpleCounter(ContinualCounter):
         x = as_bit(x)
         self._t += 1
         if self.mechanism == "laplace":
-            self._sum += x + self._rng.laplace(0.0, 1.0 / self.epsilon)
+            self._sum += x + self._laplace.noise(None, self._rng)
         else:
             self._sum += int(self._rng.random() < 0.5 + self.bias * x)
         return self._release(self._sum, self._t)
@@ -344,7 +346,7 @@ class SimpleCounter(ContinualCounter):
         if x.size == 0:
             return np.zeros(0)
         if self.mechanism == "laplace":
-            totals = self._sum + np.cumsum(x + self._rng.laplace(0.0, 1.0 / self.epsilon, x.size))
+            totals = self._sum + np.cumsum(x + self._laplace.noise(x.size, self._rng))
         else:
             totals = self._sum + np.cumsum(self._rng.random(x.size) < 0.5 + self.bias * x)
         times = self._t + np.arange(1, x.size + 1)
@@ -428,7 +430,8 @@ class BinaryTreeCounter(FixedHorizonCounter):
         self.T = check_horizon(T)
         self.epsilon = require_epsilon(epsilon)
         self.levels = tree_levels(self.T)           # L
-        self.scale = self.levels / self.epsilon     # b = L / epsilon, the Laplace scale per node
+        self._laplace = LaplaceNoise(self.levels, self.epsilon)   # float-safe Lap(L/epsilon)
+        self.scale = self._laplace.scale            # b ≈ L / epsilon, the Laplace scale per node
         self._rng = as_rng(rng)
         self._t = 0
         self._exact = {}   # node -> exact sum, for the nodes of dyadic_intervals(t, T)
@@ -446,7 +449,7 @@ class BinaryTreeCounter(FixedHorizonCounter):
         for I in inside:
             del self._noisy[I]
         self._exact[node] = exact
-        self._noisy[node] = exact + self._rng.laplace(0.0, self.scale)
+        self._noisy[node] = exact + self._laplace.noise(None, self._rng)
         self._t = t
         return sum(self._noisy.values())
 
@@ -459,7 +462,7 @@ class BinaryTreeCounter(FixedHorizonCounter):
         if n == 0:
             return np.zeros(0)
         t0, t_end = self._t, self._t + n
-        draws = self._rng.laplace(0.0, self.scale, n)        # N of the node ending at t0 + 1, ...
+        draws = self._laplace.noise(n, self._rng)            # N of the node ending at t0 + 1, ...
         if t0 == 0:
             noise, shift = draws, 1                           # noise of the node ending at e: draws[e - 1]
         else:
@@ -486,11 +489,12 @@ class BinaryTreeCounter(FixedHorizonCounter):
         return releases
 
     def variance(self, t):
-        """The exact variance of release t: 2 (L/epsilon)^2 k(t), k(t) the number of nodes of
-        [1, t] (a sum of k(t) independent Lap(L/epsilon)). Vectorised over t in 1..T."""
+        """The exact variance of release t: V k(t), k(t) the number of nodes of [1, t] and V
+        the variance of one node's float-safe noise, 2 (L/epsilon)^2 within 2^-10 relative
+        (a sum of k(t) independent draws). Vectorised over t in 1..T."""
         t = np.asarray(t)
         k = decomposition_sizes(self.T)[np.asarray(t, dtype=np.int64) - 1]
-        return 2 * self.scale**2 * k
+        return self._laplace.variance * k
 
     def error_bound(self, beta):
         """lambda such that, with probability >= 1 - beta, |release_t - q_t| <= lambda for
@@ -578,8 +582,8 @@ class CascadingBuffersCounter(ContinualCounter):
         self.max_updates = ratio ** 2 if ratio < 1e150 else math.inf   # U (inf: never by count)
         self.total_epsilon = (2 * self.d + 1) * self.epsilon
         self._rng = as_rng(rng)
-        self._noise = 1.0 / self.epsilon
-        self._a = [float(v) for v in self._rng.laplace(0.0, self._noise, self.d)]
+        self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
+        self._a = [float(v) for v in self._laplace.noise(self.d, self._rng)]
         self._b = [0.0] * self.d
         self._u = [0] * self.d
         self._ocount = 0.0
@@ -616,18 +620,18 @@ class CascadingBuffersCounter(ContinualCounter):
 
     def _accumulator_noise(self) -> float:
         """The Lap(1/epsilon) an accumulator starts from (what makes a_i pan-private)."""
-        return float(self._rng.laplace(0.0, self._noise))
+        return self._laplace.noise(None, self._rng)
 
     def _buffer_update(self, i: int, x: float) -> None:
         """Fig. 2, "Buffer update for level i, input x" (levels are 0-based here)."""
-        self._b[i] += x + self._rng.laplace(0.0, self._noise)
+        self._b[i] += x + self._laplace.noise(None, self._rng)
         self._u[i] += 1
         if self._b[i] >= self.ell or self._u[i] >= self.max_updates:
             self._flush(i)
 
     def _flush(self, i: int) -> None:
         if i == self.d - 1:
-            self._ocount += self._a[i] + self._rng.laplace(0.0, self._noise)
+            self._ocount += self._a[i] + self._laplace.noise(None, self._rng)
         else:
             self._buffer_update(i + 1, self._a[i])
         self._a[i] = self._accumulator_noise()
@@ -652,7 +656,7 @@ class CascadingBuffersCounter(ContinualCounter):
         if n == 0:
             return releases
         counts = np.concatenate(([0], np.cumsum(x)))                # ones in x[:k]
-        level1 = np.concatenate(([0.0], np.cumsum(x + self._rng.laplace(0.0, self._noise, n))))
+        level1 = np.concatenate(([0.0], np.cumsum(x + self._laplace.noise(n, self._rng))))
         base = list(self._a)     # a_i = base[i] + counts[k] - counts[since[i]] after k elements
         since = [0] * self.d
         pos = 0                  # elements processed so far

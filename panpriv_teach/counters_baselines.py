@@ -22,6 +22,7 @@ from panpriv_teach.counters import (FixedHorizonCounter, _lowest_level, _ones_th
                                     _prefix_over_nodes, as_bit, check_horizon,
                                     dyadic_intervals, tree_levels)
 from panpriv_teach.mechanisms import analytic_gaussian_sigma   # re-exported here
+from panpriv_teach.noise import DiscreteGaussian, LaplaceNoise, grid_step
 from panpriv_teach.validation import (require_epsilon, require_int, require_probability,
                                       require_real)
 
@@ -78,7 +79,9 @@ class HonakerTreeCounter(FixedHorizonCounter):
             raise ValueError(f"epsilon must give a node noise scale L/epsilon in (1e-150, 1e150), "
                              f"L = {self.levels} levels (the weights divide by the variance "
                              f"2 (L/epsilon)^2); got {epsilon!r}")
-        sigma2 = 2 * self.scale**2
+        self._laplace = LaplaceNoise(self.levels, self.epsilon)   # float-safe Lap(L/epsilon)
+        self.scale = self._laplace.scale
+        sigma2 = self._laplace.variance
         self.node_variances = honaker_node_variances(self.levels, sigma2)   # V_j
         self.weights = self.node_variances / sigma2                           # w_j (w_0 = 1)
         self._rng = as_rng(rng)
@@ -97,7 +100,7 @@ class HonakerTreeCounter(FixedHorizonCounter):
                 left = (t - 2**j + 1, t - 2**(j - 1))
                 exact += self._exact.pop(left)
                 child_sum = estimate + self._estimate.pop(left)
-            noisy = exact + self._rng.laplace(0.0, self.scale)
+            noisy = exact + self._laplace.noise(None, self._rng)
             w = self.weights[j]
             estimate = noisy if j == 0 else w * noisy + (1 - w) * child_sum
         node = (t - 2**j + 1, t)
@@ -116,7 +119,7 @@ class HonakerTreeCounter(FixedHorizonCounter):
         # nodes ending at t: levels 0 .. min(v2(t), L - 1); draws in time order, leaf first
         per_step = np.minimum(_popcount((times & -times) - 1), L - 1) + 1
         offset = np.concatenate(([0], np.cumsum(per_step))).astype(np.int64)
-        draws = self._rng.laplace(0.0, self.scale, int(offset[-1]))
+        draws = self._laplace.noise(int(offset[-1]), self._rng)
         counts = np.cumsum(x)
 
         def ones_through(k):  # ones in [1, k] for an array of k (k >= t0 or a held boundary)
@@ -206,8 +209,15 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
     changes the privacy notion; say so when you make it).
     References: Henzinger, Upadhyay, Upadhyay (SODA 2023); Fichtenberger, Henzinger,
     Upadhyay (ICML 2023), beyond the seeds.
+    Noise in floating point: z_s = Λ Y_s with Y_s the discrete Gaussian N_Z(0, (sigma/Λ)^2) on
+    the grid Λ = 2^(floor(log2 sigma) - 12) (`noise.DiscreteGaussian`), so the noise itself
+    carries no floating-point artefacts. The (epsilon, delta) proof is for C x + z in real
+    arithmetic; the float release q_t + sum_k c_k z_{t-k} (computed from the integer count and
+    the z's, by FFT in `run`) is not covered by a floating-point proof: this counter is a
+    baseline for accuracy comparisons, not a mechanism to deploy.
     Implementation: `step` draws z_t and sums c_k z_{t-k} directly (O(t)); `run` draws the
-    same z's in the same order and convolves by FFT.
+    z's (same law; the rejection sampler draws in rounds, so not the same numbers as `step`)
+    and convolves by FFT.
     """
 
     def __init__(self, T, epsilon, delta, rng=None):
@@ -218,6 +228,8 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
         self.coefficients = sqrt_coefficients(self.T)                 # c_k
         self.sensitivity = float(np.sqrt(np.sum(self.coefficients**2)))   # Delta
         self.sigma = analytic_gaussian_sigma(self.sensitivity, self.epsilon, self.delta)
+        self._step_size = grid_step(self.sigma)                              # Λ
+        self._gaussian = DiscreteGaussian(self.sigma / self._step_size)     # z = Λ N_Z(0, (σ/Λ)^2)
         self._rng = as_rng(rng)
         self._t = 0
         self._count = 0
@@ -230,19 +242,19 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
         x = as_bit(x)
         self._check_room(1)
         t = self._t
-        self._z[t] = self._rng.normal(0.0, self.sigma)
+        self._z[t] = self._gaussian.sample(1, self._rng)[0] * self._step_size
         self._count += x
         self._t = t + 1
         return self._count + float(np.dot(self.coefficients[:t + 1], self._z[t::-1]))
 
     def run(self, stream) -> np.ndarray:
-        """All releases: the same normal draws as repeated `step`, convolved by FFT."""
+        """All releases: z's with the same law as repeated `step`'s, convolved by FFT."""
         x = self._take(stream)
         n = x.size
         if n == 0:
             return np.zeros(0)
         t0, t_end = self._t, self._t + n
-        self._z[t0:t_end] = self._rng.normal(0.0, self.sigma, n)
+        self._z[t0:t_end] = self._gaussian.sample(n, self._rng) * self._step_size
         size = 1 << (2 * t_end - 1).bit_length()
         noise = np.fft.irfft(np.fft.rfft(self.coefficients[:t_end], size)
                              * np.fft.rfft(self._z[:t_end], size), size)[t0:t_end]

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.stable import _totals, _update_args
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_real)
@@ -208,7 +209,7 @@ class CroppedSum(StreamAlgorithm):
 
     def output(self) -> float:
         """σ̃ = Σ c_i + Lap(2τ/ε) (fresh each call), debiased into an estimate of T'."""
-        sigma = self.c.sum() + self._rng.laplace(0.0, 2 * self.tau / self.epsilon)
+        sigma = laplace_mechanism(float(self.c.sum()), 2 * self.tau, self.epsilon, self._rng)
         return self.debias(sigma)
 
     def state(self) -> dict:

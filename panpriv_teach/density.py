@@ -18,6 +18,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
                                       require_int, require_probability, require_real)
 
@@ -214,7 +215,7 @@ class DensityEstimator(StreamAlgorithm):
         Fig 1 output, see the class docstring). Fresh noise at every call.
         """
         theta = self.b.mean()
-        noisy = theta + self._rng.laplace(0.0, 1 / (self.epsilon * self.m))
+        noisy = laplace_mechanism(float(theta), 1 / self.m, self.epsilon, self._rng)   # float-safe
         return float((noisy - self.d0) / (self.d1 - self.d0))
 
     def state(self) -> dict:

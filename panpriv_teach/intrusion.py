@@ -22,6 +22,7 @@ import types
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.reconstruction import query_budget, random_queries, reconstruct_lp
 from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
                                       require_int, require_real)
@@ -70,7 +71,7 @@ class AccurateDistinctCount(StreamAlgorithm):
 
     def output(self) -> float:
         """D + Lap(1/ε), fresh noise at every call."""
-        return float(self.seen.sum() + self._rng.laplace(0.0, 1 / self.epsilon))
+        return laplace_mechanism(int(self.seen.sum()), 1, self.epsilon, self._rng)
 
     def state(self) -> dict:
         """The users seen: {"seen": 0/1 vector over the universe}."""

@@ -275,9 +275,12 @@ class LaplaceNoise:
                              f"value (the noise grid 2^{math.frexp(self.step)[1] - 1} must "
                              f"represent value + noise exactly); got {np.max(np.abs(array))!r}")
 
-    def noise(self, size, rng) -> np.ndarray:
+    def noise(self, size, rng):
         """Noise alone (Λ·Z, floats on the grid), for algorithms that add it to integer counts
-        or keep it in their state."""
+        or keep it in their state: an array of `size` draws, or one float for size=None.
+        n draws at once equal n single draws from the same rng (sample-major order)."""
+        if size is None:
+            return float(self.integer.sample(1, rng)[0]) * self.step
         return self.integer.sample(size, rng).astype(float) * self.step
 
     def release(self, array: np.ndarray, rng) -> np.ndarray:

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from panpriv_teach.core import as_rng
+from panpriv_teach.noise import LaplaceNoise
 from panpriv_teach.counters import (FixedHorizonCounter, as_bit, as_bit_stream, check_horizon,
                                     dyadic_intervals, nodes_containing, tree_levels, tree_nodes)
 from panpriv_teach.validation import require_epsilon, require_int, require_real
@@ -94,11 +95,12 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
         self.T = check_horizon(T)
         self.epsilon = require_epsilon(epsilon)
         self.levels = tree_levels(self.T)                     # L = log n
-        self.scale = (self.levels + 1) / self.epsilon         # 1/eta
+        laplace = LaplaceNoise(self.levels + 1, self.epsilon)   # float-safe Lap((L + 1)/epsilon)
+        self.scale = laplace.scale                            # 1/eta (times at most 1 + 2^-12)
         rng = as_rng(rng)                                     # used here only, never kept
-        self._X = float(rng.laplace(0.0, self.scale))         # X = N
+        self._X = laplace.noise(None, rng)                    # X = N
         # N_I of level j: node m is (m 2^j + 1, (m + 1) 2^j), m = 0 .. ceil(T / 2^j) - 1
-        self._N = [rng.laplace(0.0, self.scale, -(-self.T // 2**j)) for j in range(self.levels)]
+        self._N = [laplace.noise(-(-self.T // 2**j), rng) for j in range(self.levels)]
         self._t = 0
 
     @classmethod

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from panpriv_teach.core import as_rng
+from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.validation import require_array, require_epsilon, require_int, require_real
 
 __all__ = ["MAX_EXHAUSTIVE_N", "all_subsets", "random_queries", "query_budget", "subset_sums",
@@ -145,7 +146,7 @@ def laplace_answers(database, queries, epsilon, rng=None) -> np.ndarray:
     answers = subset_sums(database, queries).astype(float)
     epsilon = require_epsilon(epsilon)
     t = len(answers)
-    return answers + as_rng(rng).laplace(0.0, t / epsilon, t)
+    return laplace_mechanism(answers, t, epsilon, rng)   # float-safe Lap(t/ε) per answer
 
 
 # ----------------------------------------------------------------------------------------

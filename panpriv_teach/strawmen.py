@@ -11,6 +11,7 @@ import hashlib
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.sketches import CountMinSketch
 from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
                                       require_int)
@@ -50,7 +51,8 @@ class ExactSet(StreamAlgorithm):
         self.ids = np.union1d(self.ids, _stream(stream, self.universe_size))
 
     def output(self) -> float:
-        return len(self.ids) / self.universe_size + self._rng.laplace(0.0, 1 / (self.epsilon * self.universe_size))
+        return laplace_mechanism(len(self.ids) / self.universe_size, 1 / self.universe_size,
+                                 self.epsilon, self._rng)
 
     def state(self) -> dict:
         return {"ids": self.ids.copy()}
@@ -92,7 +94,8 @@ class HashedIDs(StreamAlgorithm):
         self.hashes = np.union1d(self.hashes, keyed_hash(self.key, np.unique(_stream(stream, self.universe_size))))
 
     def output(self) -> float:
-        return len(self.hashes) / self.universe_size + self._rng.laplace(0.0, 1 / (self.epsilon * self.universe_size))
+        return laplace_mechanism(len(self.hashes) / self.universe_size, 1 / self.universe_size,
+                                 self.epsilon, self._rng)
 
     def state(self) -> dict:
         return {"key": self.key, "hashes": self.hashes.copy()}
@@ -126,7 +129,7 @@ class SampledBits(StreamAlgorithm):
         self.b[np.isin(self.M, _stream(stream, self.universe_size))] = 1
 
     def output(self) -> float:
-        return float(self.b.mean() + self._rng.laplace(0.0, 1 / (self.epsilon * self.m)))
+        return laplace_mechanism(float(self.b.mean()), 1 / self.m, self.epsilon, self._rng)
 
     def state(self) -> dict:
         return {"M": self.M.copy(), "b": self.b.copy()}

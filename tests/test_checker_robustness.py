@@ -15,13 +15,15 @@ checker, or a pass, fails the test.
 
 Time limits. `harness.call` stops student code after `seconds` (10 s by default) and
 `harness.exercise` the whole check after 30 s; `call` tells its own limit from an enclosing
-one by comparing the elapsed time with its `seconds`. To keep this file fast, the fixture
+one by comparing its own deadline with the enclosing one. To keep this file fast, the fixture
 `fast_limits` sets harness.TIME_SCALE = 1/SCALE (SCALE = 20): every limit fires after
-seconds/20 of real time (0.5 s for a call, 1.5 s for a check), and the clock `call` compares
-with its `seconds` (`harness._clock`) reads real time × 20, so each limit still knows it was its own
-(the diagnosis stays "did not finish within 10 s", not a misattributed "checking took more
-than 30 s"). Capping every limit at 0.5 s instead would leave `call` comparing 0.5 s of real
-time with its 10 s and blaming the enclosing limit.
+seconds/20 of real time (0.5 s for a call, 1.5 s for a check), so each limit still knows it
+was its own (the diagnosis stays "did not finish within 10 s", not a misattributed "checking
+took more than 30 s"). Capping every limit at 0.5 s instead would make the call's and the
+check's limits indistinguishable.
+
+Each checker is called as a notebook's nbgrader test cell calls it, `checker(answer,
+strict=True)` (a plain check cell shows the same verdict without raising).
 """
 import importlib
 import math
@@ -63,7 +65,7 @@ def run_checker(checker, answer):
     """The checker's verdict on `answer`: the ExerciseFailed it raised. Anything else (a pass,
     another exception) fails the test."""
     try:
-        checker(answer)
+        checker(answer, strict=True)
     except ExerciseFailed as verdict:   # ExerciseNotAttempted is a subclass
         assert verdict.diagnosis.strip(), "an empty diagnosis"
         return verdict

@@ -1,28 +1,47 @@
 """The exercise harness: every way a student's answer can go wrong becomes a diagnosis
-in words (ExerciseFailed / ExerciseNotAttempted), and a right answer prints a pass line."""
+in words (ExerciseFailed / ExerciseNotAttempted), and a right answer prints a pass line.
+A check cell shows its verdict without raising (strict=True raises), `summary()` raises
+unless every exercise passed, and the time limits use no Unix signal (the fixture below
+checks that no interval timer or SIGALRM handler is ever touched)."""
 import re
+import sys
 import signal
+import threading
 import time
 import types
 
 import numpy as np
 import pytest
 
+from panpriv_teach.exercises import harness
 from panpriv_teach.exercises.harness import (
-    FAIL_MARK, PASS_MARK, ExerciseFailed, ExerciseNotAttempted, _TimeLimit, as_array, as_real,
-    call, describe_call, exercise, exercises_of, expect_uses_rng, time_limit)
+    FAIL_MARK, PASS_MARK, ExerciseFailed, ExerciseNotAttempted, ProgressIncomplete, _TimeLimit,
+    as_array, as_real, call, describe_call, exercise, exercises_of, expect_uses_rng, summary_of,
+    time_limit)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+def busy(seconds):
+    """Python code running for `seconds` (the limits interrupt Python code, not C calls)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
 @pytest.fixture(autouse=True)
-def no_alarm_left_behind():
-    """Every test starts and ends with no interval timer and the original SIGALRM handler."""
+def no_signal_and_no_alarm_left_behind():
+    """No test uses an interval timer or a SIGALRM handler (the limits hold where there are no
+    Unix signals), and each ends with no limit armed on this thread."""
     handler = signal.getsignal(signal.SIGALRM)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     yield
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert signal.getsignal(signal.SIGALRM) is handler
+    assert harness._deadlines() == []
+    me = threading.get_ident()
+    assert not [a for a in harness._WATCHDOG._alarms if a.active and a.thread_id == me
+                and a.until_dead is None]
 
 
 # ---------------------------------------------------------------- call
@@ -76,7 +95,7 @@ def test_call_time_limit_cannot_be_swallowed_by_student_code():
         while True:
             try:
                 time.sleep(0.05)
-            except Exception:  # a student's over-broad except must not defeat the limit
+            except BaseException:  # noqa: BLE001 - a student's bare except must not defeat it
                 pass
 
     with pytest.raises(ExerciseFailed, match="did not finish within"):
@@ -139,10 +158,11 @@ def test_time_limit_interrupts_and_disarms():
     start = time.monotonic()
     with pytest.raises(_TimeLimit):
         with time_limit(0.1):
-            time.sleep(1)
+            busy(1)
     assert time.monotonic() - start < 0.5
     with time_limit(0.1):   # a block that finishes in time leaves nothing armed
         pass
+    busy(0.2)               # ... and nothing fires later
 
 
 def test_time_limit_inner_limit_restores_the_outer_one():
@@ -151,10 +171,9 @@ def test_time_limit_inner_limit_restores_the_outer_one():
         with time_limit(0.6):
             with pytest.raises(_TimeLimit):
                 with time_limit(0.1):
-                    time.sleep(1)
-            left, _ = signal.getitimer(signal.ITIMER_REAL)
-            assert 0.2 < left <= 0.5       # the outer limit is armed again, minus the time used
-            time.sleep(1)                  # ... and interrupts this
+                    busy(1)
+            assert 0.05 < time.monotonic() - start < 0.3
+            busy(1)                        # the outer limit still holds, and interrupts this
     assert 0.5 < time.monotonic() - start < 0.9
 
 
@@ -163,8 +182,46 @@ def test_time_limit_inner_limit_never_extends_the_outer_one():
     with pytest.raises(_TimeLimit):
         with time_limit(0.2):
             with time_limit(5):
-                time.sleep(1)
+                busy(1)
     assert time.monotonic() - start < 0.6
+
+
+def test_time_limit_holds_in_any_thread():
+    """No signal means no main-thread-only restriction: a limit works in a worker thread."""
+    outcome = {}
+
+    def worker():
+        try:
+            with time_limit(0.1):
+                busy(1)
+        except _TimeLimit:
+            outcome["stopped"] = True
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(2)
+    assert outcome == {"stopped": True}
+
+
+def test_call_abandons_a_blocking_call_and_stops_an_endless_loop_afterwards():
+    """A long C call (time.sleep) cannot be interrupted, so `call` returns on time and leaves
+    it behind; an endless Python loop left behind is interrupted until its thread ends."""
+    start = time.monotonic()
+    with pytest.raises(ExerciseFailed, match="did not finish within 0.2 s"):
+        call(lambda: time.sleep(3), seconds=0.2)
+    assert time.monotonic() - start < 0.6
+
+    def forever():
+        while True:
+            pass
+
+    before = set(threading.enumerate())
+    with pytest.raises(ExerciseFailed, match="did not finish"):
+        call(forever, seconds=0.1)
+    left_behind = [t for t in set(threading.enumerate()) - before if t.name == "panpriv-answer"]
+    for thread in left_behind:
+        thread.join(2)
+        assert not thread.is_alive(), "the abandoned endless loop is still running"
 
 
 # ---------------------------------------------------------------- exercise
@@ -182,6 +239,16 @@ def test_exercise_prints_the_pass_line(capsys):
     assert capsys.readouterr().out == f"{PASS_MARK} Exercise 9.1 passed: double doubles.\n"
     assert exercise_9_1.exercise == "9.1" and exercise_9_1.title == "doubling"
     assert exercise_9_1.__name__ == "exercise_9_1"
+    assert exercise_9_1.answer == "double" and exercise_9_1.solved_by == ()
+
+
+def test_a_failed_check_shows_the_diagnosis_without_raising(capsys):
+    """Run All carries on past a failed check cell: it prints, it does not raise."""
+    assert exercise_9_1(lambda x: 3 * x) is None
+    shown = ANSI.sub("", capsys.readouterr().out)
+    assert shown == (f"{FAIL_MARK} Exercise 9.1 not passed yet\n"
+                     "double(2) returned 6; it should be twice its input.\n")
+    assert "Traceback" not in shown and PASS_MARK not in shown
 
 
 @pytest.mark.parametrize("answer, cls, words", [
@@ -195,7 +262,7 @@ def test_exercise_prints_the_pass_line(capsys):
 ])
 def test_exercise_labels_each_failure(answer, cls, words, capsys):
     with pytest.raises(cls) as info:
-        exercise_9_1(answer)
+        exercise_9_1(answer, strict=True)
     assert type(info.value) is cls
     assert info.value.exercise == "9.1"
     assert str(info.value).startswith("Exercise 9.1: ")
@@ -209,7 +276,7 @@ def test_exercise_stub_is_not_attempted():
         raise NotImplementedError("Exercise 9.1: write your code here")
 
     with pytest.raises(ExerciseNotAttempted) as info:
-        exercise_9_1(stub)
+        exercise_9_1(stub, strict=True)
     assert info.value.exercise == "9.1"
     assert "replace the `raise NotImplementedError(...)` line" in str(info.value)
 
@@ -222,13 +289,13 @@ def test_exercise_bounds_the_whole_check():
         return "done"
 
     with pytest.raises(ExerciseFailed, match="checking took more than 0.3 s") as info:
-        exercise_9_2(lambda: time.sleep(0.05))
+        exercise_9_2.verdict(lambda: time.sleep(0.05))
     assert info.value.exercise == "9.2"
 
 
 def test_render_traceback_shows_only_the_diagnosis():
     with pytest.raises(ExerciseFailed) as info:
-        exercise_9_1(lambda x: 3 * x)
+        exercise_9_1(lambda x: 3 * x, strict=True)
     lines = [ANSI.sub("", line) for line in info.value._render_traceback_()]
     assert lines == [f"{FAIL_MARK} Exercise 9.1 not passed yet",
                      "double(2) returned 6; it should be twice its input."]
@@ -280,3 +347,41 @@ def test_expect_uses_rng_diagnoses(answer, words):
         expect_uses_rng(answer, 3, convert=lambda a: as_array(a, "x"))
     for word in words:
         assert word in str(info.value)
+
+
+# ---------------------------------------------------------------- summary
+
+def test_summary_raises_until_every_exercise_of_the_module_passed(capsys, monkeypatch):
+    module = types.ModuleType("fake_checks_summary")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    for number in ("8.1", "8.2"):
+        def check(value):
+            if value != 1:
+                raise ExerciseFailed("should be 1")
+            return "ok"
+        check.__module__ = module.__name__
+        setattr(module, "exercise_" + number.replace(".", "_"), exercise(number, "t " + number)(check))
+    module.summary = summary_of(module.__name__)
+    monkeypatch.setitem(harness._PROGRESS, module.__name__, {})
+
+    with pytest.raises(ProgressIncomplete, match=r"0 of 2 exercises passed. Still to do: 8.1, 8.2"):
+        module.summary()
+    assert "not checked in this kernel" in capsys.readouterr().out
+
+    module.exercise_8_1(1)
+    module.exercise_8_2(2)                      # shown, not raised
+    with pytest.raises(ProgressIncomplete, match=r"1 of 2 exercises passed. Still to do: 8.2"):
+        module.summary()
+    shown = capsys.readouterr().out
+    assert re.search(r"8\.1\s+✓ passed", shown) and re.search(r"8\.2\s+✗ not passed yet", shown)
+
+    module.exercise_8_2(1)                      # the last verdict counts
+    module.summary()
+    assert "2 of 2 exercises passed" in capsys.readouterr().out
+
+
+def test_every_checker_module_gets_its_summary():
+    from panpriv_teach.exercises import density
+    assert callable(density.summary)
+    with pytest.raises(ProgressIncomplete):
+        density.summary()

@@ -3,7 +3,9 @@ grades unmodified: generate_assignment, autograde and export, end to end on lect
 exercises with one correct and one wrong submission (about a minute: two kernels run the
 checkers under nbgrader)."""
 import csv
+import html
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,6 +141,7 @@ def graded(tmp_path_factory):
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
     nbgrader("autograde", ASSIGNMENT, "--force", cwd=course)
+    nbgrader("generate_feedback", ASSIGNMENT, "--force", cwd=course)
     nbgrader("export", cwd=course)
     with open(course / "grades.csv", newline="") as f:
         rows = {row["student_id"]: row for row in csv.DictReader(f)}
@@ -154,6 +157,20 @@ def test_the_released_assignment_has_stubs_and_no_solution(graded):
     for grade_id, cell in answer_cells(source).items():
         body = cell.source.split(BEGIN)[1].split(END)[0].strip()
         assert body not in text, grade_id
+
+
+def test_feedback_shows_the_checkers_diagnosis(graded):
+    course, _, _ = graded
+    text = {}
+    for student in ("ada", "bob"):
+        page = (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+        page = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<style.*?</style>", "", page,
+                                                             flags=re.DOTALL)))
+        text[student] = re.sub(r"\s+", " ", page)
+    assert "✗" not in text["ada"]
+    # the test cell's score, then the checker's verdict and its diagnosis (some words)
+    assert re.search(r"Grade cell: check_1_3 Score: 0\.0 / 1\.0 [^✗]*✗ Exercise 1\.3 [^✗]{40}",
+                     text["bob"]), text["bob"]
 
 
 def test_nbgrader_scores_one_point_per_passed_exercise(graded):

@@ -1,9 +1,6 @@
 """Answer checks shared by the checker modules, on top of the harness: a number where a
-number is asked, a numpy array where the task says "numpy array", and the `@exercise`
-decorator with the library functions that already solve the exercise (`solved_by`)."""
+number is asked, and a numpy array where the task says "numpy array"."""
 from __future__ import annotations
-
-import inspect
 
 import numpy as np
 
@@ -37,17 +34,3 @@ def as_numpy_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
                              "for a numpy array: wrap it in np.array(...) (a list does not add or "
                              "scale element by element).")
     return harness.as_array(value, what, shape=shape)
-
-
-def exercise(number: str, title: str, seconds: float = 30.0, solved_by: tuple = ()):
-    """`harness.exercise`, declaring the library functions (dotted names) that already solve
-    the exercise, so that an answer calling them is told so."""
-    if "solved_by" in inspect.signature(harness.exercise).parameters:
-        return harness.exercise(number, title, seconds=seconds, solved_by=solved_by)
-
-    def decorate(check):
-        checker = harness.exercise(number, title, seconds=seconds)(check)
-        checker.solved_by = tuple(solved_by)
-        return checker
-
-    return decorate

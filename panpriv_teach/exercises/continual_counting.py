@@ -13,8 +13,8 @@ import numpy as np
 
 from panpriv_teach.counters import (CascadingBuffersCounter, decomposition_sizes,
                                     dyadic_intervals as _dyadic_intervals, tree_levels)
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
+from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 from panpriv_teach.streams import sparse_bit_stream
 
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from scipy.optimize import brentq
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
+from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 
 
 def _loss(epsilon):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
+from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 
 SAMPLES = 20_000  # draws per statistical check: scale estimates within 0.7 % (1 s.e.)
 
@@ -59,8 +59,13 @@ def exercise_1_1(reveal):
 
 
 # ---------------------------------------------------------------- 1.2 sensitivities
-def _sensitivities(max_age, k):
-    return {"count": 1, "sum_of_ages": max_age, "histogram": 1, "and_count": 1, "bit_counts": k}
+_QUERIES = ("count", "sum_of_ages", "histogram", "and_count", "bit_counts")
+
+
+def _sensitivity(query, max_age, k):
+    """How far one added or removed row moves the query's answer in L1: a single count moves
+    by 1, the sum of ages by the largest age, and the k bit counts by 1 each."""
+    return {"sum_of_ages": max_age, "bit_counts": k}.get(query, 1)
 
 
 def _sensitivity_hint(key, got, max_age, k):
@@ -95,7 +100,7 @@ def exercise_1_2(sensitivities):
         answer = call(sensitivities, max_age, k)
         if not isinstance(answer, dict):
             raise ExerciseFailed(f"{where} should return a dict, got {type(answer).__name__}.")
-        right = _sensitivities(max_age, k)
+        right = {query: _sensitivity(query, max_age, k) for query in _QUERIES}
         missing = sorted(set(right) - set(answer))
         if missing:
             raise ExerciseFailed(f"the dict of {where} lacks the keys {missing}.")

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
+from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 from panpriv_teach.intrusion import AccurateDistinctCount
 from panpriv_teach.lower_bounds import packing_bound as _packing_bound
 from panpriv_teach.reconstruction import (all_subsets, random_queries, subset_sums,

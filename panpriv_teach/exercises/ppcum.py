@@ -12,8 +12,8 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
-from panpriv_teach.exercises._answers import as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call
+from panpriv_teach.exercises._answers import as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise
 from panpriv_teach.ppcum import ppcum_view
 
 _CASES = [(1, 4), (2, 4), (3, 4), (4, 4), (1, 8), (5, 8), (6, 8), (7, 8), (8, 8), (11, 16)]

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
+from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 
 TOL = 1e-9  # relative tolerance for deterministic answers
 

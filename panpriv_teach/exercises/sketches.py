@@ -11,9 +11,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, exercise
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng
-from panpriv_teach.stable import stable_sample, stable_scale_factor
+from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
+from panpriv_teach.stable import stable_sample as _reference_sample, stable_scale_factor
 
 P_MIN = 1e-7   # goodness-of-fit threshold: a correct sampler fails w.p. 1e-7 per test
 
@@ -25,24 +25,24 @@ def _draws(sampler, p, n, rng):
 
 @exercise("6.1", "Sampling p-stable laws (Chambers–Mallows–Stuck)",
           solved_by=("panpriv_teach.stable.stable_sample",))
-def exercise_6_1(stable_sample_answer):
-    expect_uses_rng(stable_sample_answer, 1.0, 5,
+def exercise_6_1(stable_sample):
+    expect_uses_rng(stable_sample, 1.0, 5,
                     convert=lambda x: as_numpy_array(x, "stable_sample(1.0, 5)", shape=(5,)))
     rng = np.random.default_rng(601)
     n = 5_000
-    cauchy = _draws(stable_sample_answer, 1.0, n, rng)
+    cauchy = _draws(stable_sample, 1.0, n, rng)
     if stats.kstest(cauchy, stats.cauchy.cdf).pvalue < P_MIN:
         raise ExerciseFailed("at p = 1 your draws are not standard Cauchy: with p = 1 the formula "
                              "reduces to tan(V) for V uniform on (−π/2, π/2).")
     for p in (0.5, 1.5):   # two-sample KS, 20,000 draws against 40,000 reference draws
-        draws = _draws(stable_sample_answer, p, 20_000, rng)
-        reference = stable_sample(p, 40_000, np.random.default_rng(6010 + int(10 * p)))
+        draws = _draws(stable_sample, p, 20_000, rng)
+        reference = _reference_sample(p, 40_000, np.random.default_rng(6010 + int(10 * p)))
         if stats.ks_2samp(draws, reference).pvalue < P_MIN:
             raise ExerciseFailed(f"at p = {p:g} your draws do not follow S({p:g}) (median |X| = "
                                  f"{np.median(np.abs(draws)):.3g}, the law has "
                                  f"{np.median(np.abs(reference)):.3g}). Check the exponents: 1/p "
                                  "on cos V and (1 − p)/p on cos((1 − p)V)/W.")
-    gauss = _draws(stable_sample_answer, 2.0, n, rng)
+    gauss = _draws(stable_sample, 2.0, n, rng)
     if stats.kstest(gauss, stats.norm(scale=math.sqrt(2)).cdf).pvalue < P_MIN:
         if stats.kstest(gauss, stats.norm.cdf).pvalue > P_MIN:
             raise ExerciseFailed("at p = 2 your draws look like N(0, 1). The standard 2-stable "
@@ -70,7 +70,7 @@ def exercise_6_2(median_estimator):
     # w.p. 5e-10 per case (binomial tails of the order statistics of |X_0|).
     r = 20_001
     for p, lp in [(1.0, 12.0), (0.5, 40.0), (0.25, 25.0), (2.0, 30.0)]:
-        sketch = lp ** (1 / p) * stable_sample(p, r, rng)
+        sketch = lp ** (1 / p) * _reference_sample(p, r, rng)
         estimate = as_real(call(median_estimator, sketch.copy(), p),
                            f"median_estimator(<sketch of length {r}>, {p:g})")
         ratio = estimate / lp

@@ -1,0 +1,70 @@
+"""What every checker declares, against the library and the solution notebooks: the library
+functions that already solve the exercise (`solved_by`) exist, and the checker's parameter
+is the name the notebook's answer has (the grader looks the answer up by that name)."""
+import importlib
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from panpriv_teach.exercises.harness import exercises_of
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = {"01_dp_basics": "dp_basics", "02_randomized_response": "randomized_response",
+           "03_density_estimation": "density", "04_continual_counting": "continual_counting",
+           "05_ppcum": "ppcum", "06_sketches": "sketches", "07_lower_bounds": "lower_bounds"}
+CHECKERS = [(notebook, number, checker) for notebook, name in MODULES.items()
+            for number, checker in exercises_of(
+                importlib.import_module(f"panpriv_teach.exercises.{name}")).items()]
+
+
+def resolve(dotted):
+    """The object a dotted name such as panpriv_teach.counters.SimpleCounter.run names."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            found = getattr(found, attribute)
+        return found
+    raise ImportError(dotted)
+
+
+@pytest.mark.parametrize("notebook, number, checker", CHECKERS, ids=lambda x: x if isinstance(x, str) else "")
+def test_each_declared_solver_is_a_library_callable(notebook, number, checker):
+    for dotted in checker.solved_by:
+        assert dotted.startswith("panpriv_teach."), dotted
+        assert callable(resolve(dotted)), dotted
+
+
+def test_the_exercises_that_ask_for_library_code_declare_it():
+    """The functions of issue 13's cheat (e): an answer importing them is told so."""
+    declared = {number: set(checker.solved_by) for _, number, checker in CHECKERS}
+    assert "panpriv_teach.density.roth_sample_size" in declared["3.5"]
+    assert "panpriv_teach.attacks.dictionary_attack" in declared["3.6"]
+    assert "panpriv_teach.counters.dyadic_intervals" in declared["4.2"]
+    assert "panpriv_teach.counters.SimpleCounter.run" in declared["4.1"]
+    assert "panpriv_teach.counters.BinaryTreeCounter.variance" in declared["4.4"]
+    assert "panpriv_teach.attacks.floating_point_attack" in declared["1.7"]
+    # no library function answers these: a sensitivity table, a histogram, a budget split, an
+    # error simulation built from the module's own pieces, a threshold, the RR counter's
+    # estimates from reports, Fig 3's scaling, Lemmas 6-7's parameters, a decoding experiment
+    undeclared = {number for number, names in declared.items() if not names}
+    assert undeclared == {"1.2", "1.4", "1.5", "2.5", "4.5", "4.6", "5.5", "6.6", "7.4"}
+
+
+def checked_names(notebook):
+    """{exercise number: the name passed to its check cell} in a solution notebook."""
+    nb = nbformat.read(ROOT / "solutions" / f"{notebook}.ipynb", as_version=4)
+    calls = (re.search(r"check\.exercise_(\d+)_(\d+)\((\w+)", cell.source) for cell in nb.cells
+             if cell.cell_type == "code")
+    return {f"{m.group(1)}.{m.group(2)}": m.group(3) for m in calls if m}
+
+
+@pytest.mark.parametrize("notebook", MODULES)
+def test_every_checker_is_checked_in_its_notebook_under_its_parameter_name(notebook):
+    checkers = {number: checker for nb, number, checker in CHECKERS if nb == notebook}
+    assert checked_names(notebook) == {number: checker.answer for number, checker in checkers.items()}

@@ -392,3 +392,38 @@ def test_commands_work_in_jupyterlabs_terminal(lab):
     assert "IMPORTS OK" in text and "\n1\n" in text, text
     assert f"{DEMO} is up to date" in text or "exercises/ is up to date" in text, text
     assert "STALE-EXIT=0" in text and f"VENV={venv}\n{course}\n" in text, text
+
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def toasts_after_opening(url: str, profile: Path) -> tuple[str, list]:
+    """Open `url` in headless Chromium, wait for the notebook's kernel to be idle and the
+    news question's usual delay, and return (the page title, the notification toasts)."""
+    chromium = shutil.which("chromium")
+    if not chromium:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs Debian's chromium")
+        pytest.skip("needs Debian's chromium: apt-get install chromium chromium-driver")
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_selector(".jp-Notebook", timeout=60_000)
+            page.get_by_text(re.compile(r"\| Idle")).first.wait_for(timeout=60_000)
+            page.wait_for_timeout(5_000)
+            return page.title(), page.locator(".Toastify__toast").all_inner_texts()
+        finally:
+            context.close()
+
+
+@pytest.mark.browser
+def test_make_lab_shows_the_welcome_lecture_and_no_news_popup(lab, tmp_path):
+    course, port, token = lab
+    title, toasts = toasts_after_opening(f"http://127.0.0.1:{port}/?token={token}",
+                                         tmp_path / "profile")
+    assert "00_welcome" in title and toasts == []

@@ -182,7 +182,13 @@ workspace: setup  ## copy exercises/ to my_work/ (never overwrites a file there)
 check: setup  ## your progress over my_work/, or: make check NB=my_work/01_dp_basics.ipynb
 \t$(BIN)/python -m panpriv_teach check $(NB)
 
-.PHONY: help setup lab workspace check
+site: setup  ## the course as an offline site in build/site/ (open build/site/index.html)
+\t@$(BIN)/python course/build.py site --no-solutions
+
+slides: setup  ## offline reveal.js decks of the lectures in build/slides/
+\t@$(BIN)/python course/build.py slides
+
+.PHONY: help setup lab workspace check site slides
 """
 
 STUDENT_README = """\

@@ -13,11 +13,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from panpriv_teach import scoreboard
 from panpriv_teach.__main__ import main
 from panpriv_teach.notebooks import (
     FAILED, MISSING, NOT_ATTEMPTED, PASSED, UNKNOWN, GenerationError, cell_errors,
@@ -519,3 +521,60 @@ def test_course_exercise_notebook_runs_to_its_stubs(path):
     broken = [f"cell {i}: {ename}: {evalue}" for i, ename, evalue in cell_errors(nb)
               if ename not in ("NotImplementedError", "ExerciseNotAttempted")]
     assert not broken, f"{path.name} is broken:\n" + "\n".join(broken)
+
+
+# ---------------------------------------------------------------- the scoreboard's text
+
+def grade_of(module, *results):
+    """A NotebookGrade as panpriv_teach.grading returns it (module, results)."""
+    return SimpleNamespace(module=module, results=[
+        SimpleNamespace(exercise=e, title=t, status=s, diagnosis=d, cell=c)
+        for e, t, s, d, c in results])
+
+
+def test_scoreboard_names_cells_as_jupyterlab_counts_them_and_gives_diagnoses():
+    grade = grade_of("03_density_estimation",
+                     ("3.1", "Claim 4.1, exactly", "passed", "", 5),
+                     ("3.2", "where it fails", "failed", "your ε is 0.49:\nlook above 1/2", 8),
+                     ("3.3", "the D1 update", "not attempted", "", 11),
+                     ("3.4", "the output", "missing", "its check cell was deleted", None))
+    text = scoreboard.render(grade, "my_work/03_density_estimation.ipynb")
+    lines = text.splitlines()
+    assert lines[0] == "my_work/03_density_estimation.ipynb"
+    assert re.match(r"  ✓ 3\.1 +passed +cell 5 +Claim 4\.1, exactly$", lines[1])
+    assert re.match(r"  ✗ 3\.2 +failed +cell 8 +where it fails$", lines[2])
+    assert lines[3:5] == [" " * 10 + "your ε is 0.49:", " " * 10 + "look above 1/2"]
+    assert re.match(r"  · 3\.3 +not attempted +cell 11 +the D1 update$", lines[5])
+    assert re.match(r"  \? 3\.4 +missing +no check cell +the output$", lines[6])
+    assert lines[-1] == ("1 of 4 exercises passed (failed: 3.2; not attempted: 3.3; "
+                         "missing: 3.4)")
+    assert not scoreboard.all_passed(grade)
+    assert scoreboard.all_passed(grade_of("x", ("1.1", "t", "passed", "", 3)))
+    assert not scoreboard.all_passed(grade_of("x"))
+
+
+def test_progress_lists_every_module_and_those_not_started(tmp_path, monkeypatch):
+    for name in ("01_a", "02_b", "03_c"):
+        (tmp_path / "exercises").mkdir(exist_ok=True)
+        (tmp_path / "exercises" / f"{name}.ipynb").write_text("{}")
+    (tmp_path / "my_work").mkdir()
+    grades = {"01_a": grade_of("01_a", ("1.1", "t", "passed", "", 3)),
+              "02_b": grade_of("02_b", ("2.1", "t", "passed", "", 3),
+                               ("2.2", "u", "error", "the notebook could not run", None))}
+    for name in grades:
+        (tmp_path / "my_work" / f"{name}.ipynb").write_text("{}")
+    monkeypatch.setattr(scoreboard, "_grade", lambda path, timeout: grades[Path(path).stem])
+    lines = []
+    assert scoreboard.progress(tmp_path, out=lines.append) is False
+    table = "\n".join(lines[lines.index("Your progress"):])
+    assert re.search(r"01_a +1 of 1 exercises passed\n", table)
+    assert re.search(r"02_b +1 of 2 exercises passed \(error: 2\.2\)\n", table)
+    assert re.search(r"03_c +not started \(no my_work/03_c\.ipynb: `make lab` or `make "
+                     r"workspace` creates it\)", table)
+    assert table.endswith("1 of 3 modules fully passed.")
+    (tmp_path / "my_work" / "03_c.ipynb").write_text("{}")
+    grades["02_b"] = grades["01_a"]
+    grades["03_c"] = grades["01_a"]
+    lines.clear()
+    assert scoreboard.progress(tmp_path, out=lines.append) is True
+    assert lines[-1] == "All exercises of every module passed."

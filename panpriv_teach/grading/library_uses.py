@@ -1,0 +1,127 @@
+"""Static detection of answers that use the library's own solution of an exercise.
+
+Each checker declares, in `@exercise(..., solved_by=(...))`, the library functions that
+already solve its exercise. `library_uses` reads every code cell of a student's notebook
+(IPython syntax: `%magics` are first turned into Python by IPython's own transformer) and
+finds where a declared dotted name is reached: imports (`from panpriv_teach.density import
+roth_sample_size as z`, `import panpriv_teach.density as d`), attribute chains on imported
+names and on objects made from them (`SimpleCounter(1.0).run`, `c = SimpleCounter(1.0);
+c.run`), `importlib.import_module("...")`, `__import__("...")`, `getattr(x, "...")` and
+`sys.modules["..."]` with literal strings. The worker also catches such calls at run time
+(`worker._watch`); this static pass catches what a run might not reach.
+"""
+from __future__ import annotations
+
+import ast
+
+
+def _python(source: str) -> ast.AST | None:
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        source = TransformerManager().transform_cell(source)
+    except Exception:  # IPython missing or a cell it cannot transform: read it as Python
+        pass
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _literal(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+class _Reader(ast.NodeVisitor):
+    """Resolves expressions to dotted names through the aliases seen so far."""
+
+    def __init__(self, declared: set[str], aliases: dict):
+        self.declared, self.aliases, self.found = declared, aliases, set()
+
+    def resolve(self, node) -> str | None:
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Subscript):
+            key = _literal(node.slice)
+            return key if key and self.resolve(node.value) == "sys.modules" else None
+        if isinstance(node, ast.Call):
+            function = self.resolve(node.func)
+            first = _literal(node.args[0]) if node.args else None
+            if function == "importlib.import_module" or (
+                    isinstance(node.func, ast.Name) and node.func.id == "__import__"):
+                if first and isinstance(node.func, ast.Name) and node.func.id == "__import__":
+                    fromlist = next((k.value for k in node.keywords if k.arg == "fromlist"),
+                                    node.args[3] if len(node.args) > 3 else None)
+                    return first if fromlist is not None else first.split(".")[0]
+                return first
+            if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+                base, name = self.resolve(node.args[0]), _literal(node.args[1])
+                return f"{base}.{name}" if base and name else None
+            return function   # an object made by a class (or a function's result)
+        return None
+
+    def note(self, dotted: str | None) -> None:
+        if dotted:
+            self.found |= {d for d in self.declared if dotted == d}
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            if alias.asname:
+                self.aliases[alias.asname] = alias.name
+            else:
+                top = alias.name.split(".")[0]
+                self.aliases[top] = top
+            self.note(alias.name)
+
+    def visit_ImportFrom(self, node):
+        if node.level or not node.module:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                for dotted in self.declared:
+                    head, _, last = dotted.rpartition(".")
+                    if head == node.module:
+                        self.aliases[last] = dotted
+                continue
+            dotted = f"{node.module}.{alias.name}"
+            self.aliases[alias.asname or alias.name] = dotted
+            self.note(dotted)
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        dotted = self.resolve(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if dotted:
+                    self.aliases[target.id] = dotted
+                else:
+                    self.aliases.pop(target.id, None)
+
+    def visit_Attribute(self, node):
+        self.note(self.resolve(node))
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.note(self.resolve(node))
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        self.note(self.resolve(node))
+
+
+def library_uses(sources: list[str], declared) -> dict[str, int]:
+    """{declared dotted name: index (into `sources`) of the first cell that uses it}."""
+    declared, aliases, first = set(declared), {"sys": "sys", "importlib": "importlib"}, {}
+    if not declared:
+        return {}
+    for index, source in enumerate(sources):
+        tree = _python(source)
+        if tree is None:
+            continue
+        reader = _Reader(declared, aliases)
+        reader.visit(tree)
+        for dotted in reader.found:
+            first.setdefault(dotted, index)
+    return first

@@ -1,0 +1,263 @@
+"""Grade one student notebook with integrity: the student's code runs in a worker process,
+the course's real checkers run here, and nothing the notebook prints, patches or exits can
+make a verdict.
+
+The worker executes the notebook's code cells in order. Right after the cell holding an
+exercise's check call (`check.exercise_N_k(...)`, however the student edited or wrapped it),
+the grader looks up the answer under the name the course gives it (the checker's parameter
+name, never the argument the student's cell passes) and runs the REAL checker on a proxy of
+it: each call of the answer goes to the worker. An answer that uses the library's own
+solution (the exercise's `solved_by`, found in the code or reached at run time) fails.
+
+When the worker dies or runs out of time, the current cell or exercise gets the diagnosis,
+and the grading goes on in a fresh worker that first re-runs the cells already run (a cell
+that stopped the worker is skipped, and said so); after MAX_RESTARTS fresh workers, the
+remaining exercises are reported as errors.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
+from panpriv_teach.grading import wire
+from panpriv_teach.grading.course import Module, course_modules
+from panpriv_teach.grading.library_uses import library_uses
+from panpriv_teach.grading.session import (MEMORY_LIMIT, AnswerProxy, Session, Worker,
+                                           WorkerStopped, WorkerTimeout)
+from panpriv_teach.notebooks import exercise_of_cells
+
+STATUSES = ("passed", "failed", "not attempted", "missing", "error")
+CELL_SECONDS = 120.0   # the default limit for one code cell
+MAX_RESTARTS = 4
+
+
+@dataclass
+class ExerciseGrade:
+    """One exercise's verdict. `cell` is the check cell's position as JupyterLab shows it
+    (1-based, counting every cell), None when the check cell is missing."""
+
+    exercise: str
+    title: str
+    status: str
+    diagnosis: str = ""
+    cell: int | None = None
+
+
+@dataclass
+class NotebookGrade:
+    """The grades of one notebook: `module` ("03_density_estimation"), `results` (one
+    ExerciseGrade per exercise of the module, in order) and `problems` (what belongs to no
+    exercise: a setup cell that raised, a cell skipped because it never ended...)."""
+
+    module: str
+    path: str
+    results: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+    @property
+    def n_passed(self) -> int:
+        return sum(r.status == "passed" for r in self.results)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _GiveUp(Exception):
+    pass
+
+
+def _code(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _short(text: str, lines: int = 4, width: int = 300) -> str:
+    kept = [line[:width] for line in str(text).strip().splitlines() if line.strip()]
+    return "\n".join(kept[:lines] + (["..."] if len(kept) > lines else []))
+
+
+def _tidy(text: str) -> str:
+    """An error message without IPython's cell file names."""
+    return re.sub(r"\((?:<ipython-input-[^>]*>|[\w-]+\.py), line (\d+)\)", r"(line \1)",
+                  _short(text, 2))
+
+
+def _source(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+class _Grading:
+    def __init__(self, module: Module, nb, path: Path, cell_seconds: float, memory):
+        self.module, self.path, self.cell_seconds, self.memory = module, path, cell_seconds, memory
+        self.cells = [(index + 1, _source(cell)) for index, cell in enumerate(nb.cells)
+                      if cell.get("cell_type") == "code"]
+        sections = exercise_of_cells(nb)
+        self.section = {index + 1: sections[index] for index in range(len(nb.cells))}
+        self.checks = {}
+        for exercise in module.exercises:
+            called = re.compile(rf"\b{exercise.function}\s*\(")
+            self.checks[exercise.number] = next(
+                (position for position, source in self.cells if called.search(_code(source))), None)
+        declared = {d for e in module.exercises for d in e.solved_by}
+        uses = library_uses([source for _, source in self.cells], declared)
+        self.static_uses = {d: self.cells[i][0] for d, i in uses.items()}
+        self.worker: Worker | None = None
+        self.ran: list = []          # (position, source) of the cells run so far, not skipped
+        self.errors: list = []       # (position, section, message)
+        self.problems: list = []
+        self.restarts = 0
+
+    # ---------------------------------------------------------- the worker
+    def _start(self) -> Worker:
+        if self.worker is not None and self.worker.alive:
+            return self.worker
+        if self.restarts > MAX_RESTARTS:
+            raise _GiveUp(f"grading stopped: the notebook's code stopped the Python process "
+                          f"{self.restarts} times")
+        self.restarts += 1
+        setup = {"checkers": {self.module.checker_module: [e.function for e in self.module.exercises]},
+                 "solved_by": sorted({d for e in self.module.exercises for d in e.solved_by})}
+        try:
+            self.worker = Worker(setup, self.memory)
+        except (WorkerStopped, WorkerTimeout, OSError) as exc:
+            raise _GiveUp(f"the grader could not start Python for this notebook ({exc})") from None
+        for position, source in list(self.ran):     # replay, skipping cells that now fail
+            if not self._run_cell(position, source, replay=True):
+                return self._start()
+        return self.worker
+
+    def _run_cell(self, position: int, source: str, replay: bool = False) -> bool:
+        """Run one cell; False if it stopped the worker (the cell is then skipped)."""
+        worker = self.worker
+        try:
+            worker.request(("cell", source))
+            _, error, message = worker.receive(time.monotonic() + self.cell_seconds)
+        except WorkerTimeout:
+            why = f"did not finish within {self.cell_seconds:g} s"
+        except (WorkerStopped, ValueError) as exc:
+            why = str(exc) if isinstance(exc, WorkerStopped) else "broke the grader's protocol"
+            worker.kill()
+        else:
+            if error and not replay:
+                self.errors.append((position, self.section.get(position),
+                                    f"cell {position} raised {error}: {_tidy(message)}"))
+            return True
+        if replay:
+            self.ran = [(p, s) for p, s in self.ran if p != position]
+        self.errors.append((position, self.section.get(position),
+                            f"cell {position} {why.removeprefix('stopped: ')}; it was skipped"))
+        return False
+
+    # ---------------------------------------------------------- grading
+    def run(self) -> NotebookGrade:
+        grades = {}
+        last = max((p for p in self.checks.values() if p is not None), default=0)
+        try:
+            for position, source in self.cells:
+                if position > last:
+                    break
+                self._start()
+                if self._run_cell(position, source):
+                    self.ran.append((position, source))
+                for exercise in self.module.exercises:
+                    if self.checks[exercise.number] == position:
+                        grades[exercise.number] = self._grade(exercise, position)
+        except _GiveUp as stop:
+            self.problems.append(str(stop))
+            for exercise in self.module.exercises:
+                grades.setdefault(exercise.number, ExerciseGrade(
+                    exercise.number, exercise.title, "error", str(stop),
+                    self.checks[exercise.number]))
+        finally:
+            if self.worker is not None:
+                self.worker.kill()
+        results = []
+        for exercise in self.module.exercises:
+            grade = grades.get(exercise.number) or ExerciseGrade(
+                exercise.number, exercise.title, "missing",
+                f"the check cell `check.{exercise.function}({exercise.answer})` is missing: put "
+                "it back right after your answer")
+            results.append(grade)
+        problems = self.problems + [message for _, section, message in self.errors
+                                    if section is None]
+        return NotebookGrade(self.module.name, str(self.path), results, problems)
+
+    def _grade(self, exercise, position: int) -> ExerciseGrade:
+        def grade(status, diagnosis=""):
+            earlier = [m for p, s, m in self.errors if s == exercise.number and p <= position]
+            if status != "passed" and earlier:
+                diagnosis = "\n".join(earlier + ([f"then {diagnosis}"] if diagnosis else []))
+            return ExerciseGrade(exercise.number, exercise.title, status, diagnosis, position)
+
+        used = [d for d in exercise.solved_by if d in self.static_uses]
+        if used:
+            return grade("failed", f"uses {used[0]} (cell {self.static_uses[used[0]]}), which is "
+                                   "what this exercise asks you to write: write it yourself.")
+        worker = self._start()
+        try:
+            worker.request(("lookup", exercise.answer))
+            _, kind, value = worker.receive(time.monotonic() + 30)
+        except (WorkerStopped, WorkerTimeout, ValueError) as exc:
+            worker.kill()
+            return grade("failed", f"your notebook's Python process {exc or 'stopped answering'}")
+        if kind == "missing":
+            if any(s == exercise.number for _, s, _ in self.errors):
+                return grade("failed", f"`{exercise.answer}` is not defined")
+            return grade("missing", f"no `{exercise.answer}` is defined when its check cell (cell "
+                                    f"{position}) runs: keep the name the exercise gives it")
+        if kind == "callable":
+            answer = AnswerProxy(Session(worker), exercise.answer, exercise.solved_by)
+        else:
+            try:
+                answer = wire.decode(value)
+            except wire.WireError:
+                answer = wire.Foreign("unknown")
+        try:
+            message = exercise.checker.verdict(answer)
+        except ExerciseNotAttempted:
+            return grade("not attempted")
+        except ExerciseFailed as failure:
+            return grade("failed", failure.diagnosis)
+        except Exception as exc:  # a checker that cannot cope with this answer
+            return grade("failed", f"the checker could not handle your answer "
+                                   f"({type(exc).__name__}: {_short(exc, 1)})")
+        reached = getattr(answer, "reached", [])
+        if reached:
+            return grade("failed", f"uses {reached[0]}, which is what this exercise asks you "
+                                   "to write: write it yourself.")
+        return grade("passed", message)
+
+
+def _whole(module: Module, path, status: str, diagnosis: str) -> NotebookGrade:
+    return NotebookGrade(module.name, str(path), [
+        ExerciseGrade(e.number, e.title, status, diagnosis) for e in module.exercises])
+
+
+def grade_notebook(path, *, timeout: float | None = None,
+                   memory: int | None = MEMORY_LIMIT) -> NotebookGrade:
+    """Grade the student notebook at `path` (named like `03_density_estimation.ipynb`).
+
+    `timeout`: seconds any one code cell may run (default CELL_SECONDS); the checkers bound
+    the answer's calls themselves. `memory`: bytes of memory for the student's process.
+    Never raises for a bad notebook: an unreadable file makes every exercise "error", an
+    unknown module gives no results and a problem."""
+    path = Path(path)
+    modules = course_modules()
+    module = modules.get(path.stem)
+    if module is None:
+        known = ", ".join(f"{name}.ipynb" for name in modules)
+        return NotebookGrade(path.stem, str(path), [], [
+            f"{path.name} is not an exercise notebook of this course (they are: {known})"])
+    try:
+        nb = nbformat.read(path, as_version=4)
+        if not isinstance(nb.get("cells"), list):
+            raise ValueError("it has no list of cells")
+    except Exception as exc:  # invalid JSON, not a notebook, unreadable
+        return _whole(module, path, "error", f"{path.name} could not be read as a notebook "
+                                             f"({type(exc).__name__}: {_short(exc, 1, 200)})")
+    return _Grading(module, nb, path, timeout or CELL_SECONDS, memory).run()

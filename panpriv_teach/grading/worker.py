@@ -1,0 +1,269 @@
+"""The grader's worker process: it holds one student's notebook namespace and runs the
+student's code, and nothing else; verdicts are made in the grader (see `session`).
+
+Started by the grader as `python -I -c ...` in a temporary directory. It talks to the grader
+over its original stdin/stdout (moved to private descriptors; the student's prints go to
+/dev/null), executes code cells with IPython's InteractiveShell (so `%magics` work;
+matplotlib draws with Agg), and answers the grader's requests: run a cell, look a name up,
+call an answer. Inside it, the course's checker modules are inert stubs (a check cell does
+nothing here, and a checker's reference values are not importable), and the library
+functions that solve an exercise (`solved_by`) are wrapped so that a call reaching them is
+reported. Every value sent back is plain data (`wire.encode`).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import os
+import sys
+import types
+
+MAIN_PID = os.getpid()
+REACHED: set[str] = set()   # solved_by functions reached during the current call
+
+
+def _claim_stdio():
+    """The protocol's streams (the original stdin/stdout); fd 0 and 1 then lead nowhere."""
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_out = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    sys.stdin = open(os.devnull)
+    sys.stdout = open(os.devnull, "w")
+    return proto_in, proto_out
+
+
+def _limit_memory(limit: int | None) -> None:
+    if limit:
+        try:
+            import resource
+        except ImportError:   # Windows: the grader watches the worker with psutil instead
+            return
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+class _NoCheckers(importlib.abc.MetaPathFinder):
+    """Refuses to import the real checker modules in the worker."""
+
+    def __init__(self, names):
+        self.names = set(names)
+
+    def find_spec(self, name, path=None, target=None):
+        if name in self.names:
+            raise ImportError(f"{name} is not available while grading")
+        return None
+
+
+def _install_stubs(checkers: dict) -> None:
+    """Replace each checker module by a stub whose exercise_N_k and summary do nothing."""
+    import panpriv_teach.exercises as package
+
+    def inert(*args, **kwargs):
+        """While grading, check cells do nothing: the grader checks the answers itself."""
+
+    for name, functions in checkers.items():
+        stub = types.ModuleType(name, "Checker stub: the grader runs the real checks.")
+        for function in (*functions, "summary"):
+            setattr(stub, function, inert)
+        sys.modules[name] = stub
+        setattr(package, name.rpartition(".")[2], stub)
+    sys.meta_path.insert(0, _NoCheckers(checkers))
+
+
+def _resolve(dotted: str):
+    """(owner, attribute) of a dotted name: the longest importable module, then attributes."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:-1]:
+            owner = getattr(owner, part)
+        return owner, parts[-1]
+    raise ImportError(dotted)
+
+
+def _watch(dotted: str) -> None:
+    """Wrap the library function `dotted` so that a call to it is recorded in REACHED."""
+    try:
+        owner, attribute = _resolve(dotted)
+        raw = vars(owner)[attribute] if isinstance(owner, type) else getattr(owner, attribute)
+    except (ImportError, AttributeError, KeyError):
+        return   # a stale declaration must not stop grading
+    kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
+    original = raw.__func__ if kind else raw
+
+    def reached(*args, **kwargs):
+        REACHED.add(dotted)
+        return original(*args, **kwargs)
+
+    for copied in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(reached, copied, getattr(original, copied, None))
+    setattr(owner, attribute, kind(reached) if kind else reached)
+
+
+def _shell():
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=config)
+    shell.colors = "NoColor"
+    return shell
+
+
+def _not_forked() -> None:
+    """A process the student forked leaves quietly instead of answering the grader."""
+    if os.getpid() != MAIN_PID:
+        os._exit(0)
+
+
+class Worker:
+    def __init__(self, proto_in, proto_out, setup: dict):
+        from panpriv_teach.grading import wire
+        self.wire, self.proto_in, self.proto_out = wire, proto_in, proto_out
+        _install_stubs(setup["checkers"])
+        for dotted in setup["solved_by"]:
+            _watch(dotted)
+        self.shell = _shell()
+        self.rngs: dict = {}
+        self.callbacks: dict = {}
+        _limit_memory(setup.get("memory"))
+
+    # -------------------------------------------------------------- messages
+    def send(self, *message) -> None:
+        """Send a list of parts, each encoded (the grader decodes each part by itself)."""
+        parts = [self.wire.encode(part, self._extra) for part in message]
+        self.wire.write_message(self.proto_out, self.wire.dump_data(parts))
+
+    def receive(self):
+        payload = self.wire.read_message(self.proto_in, limit=2**62)
+        if payload is None:
+            raise SystemExit(0)
+        return self.wire.load_from_grader(payload, self._reference)
+
+    def _reference(self, pid):
+        """Rebuild a reference the grader pickled (see session.Session._reference)."""
+        import numpy as np
+        if pid[0] == "rng":
+            _, key, name, state = pid
+            if key not in self.rngs:
+                generator = np.random.Generator(getattr(np.random, name)())
+                generator.bit_generator.state = state
+                self.rngs[key] = generator
+            return self.rngs[key]
+        _, key, name = pid
+        return self.callbacks.setdefault(key, _Callback(self, key, name))
+
+    def _extra(self, value):
+        """Encode Generators the grader sent as references to them, and library objects
+        (for the grader to copy their attributes back) by their attributes."""
+        import numpy as np
+        if isinstance(value, np.random.Generator):
+            for key, generator in self.rngs.items():
+                if generator is value:
+                    return {"g": key}
+            return None
+        if _is_library_object(value):
+            return {"o": (type(value).__qualname__,
+                          self.wire.encode(dict(vars(value)), self._extra))}
+        return None
+
+    # -------------------------------------------------------------- requests
+    def serve(self) -> None:
+        self.send("ready")
+        while True:
+            request, *body = self.receive()
+            getattr(self, "do_" + request)(*body)
+            _not_forked()
+
+    def do_cell(self, source: str) -> None:
+        result = self.shell.run_cell(source, store_history=True, silent=False)
+        _not_forked()
+        error = result.error_before_exec or result.error_in_exec
+        if error is None:
+            self.send("cell", None, "")
+        else:
+            self.send("cell", type(error).__name__, _text(error))
+
+    def do_lookup(self, name: str) -> None:
+        missing = object()
+        value = self.shell.user_ns.get(name, missing)
+        if value is missing:
+            self.send("lookup", "missing", None)
+        elif callable(value):
+            self.send("lookup", "callable", None)
+        else:
+            self.send("lookup", "value", value)
+
+    def do_call(self, name, args, kwargs, repeat, watch) -> None:
+        from panpriv_teach.exercises.harness import Outcome, outcome_of_exception
+        fn = self.shell.user_ns.get(name)
+        REACHED.clear()
+        try:
+            value = fn(*args, **kwargs) if repeat is None else [fn(*args, **kwargs)
+                                                                 for _ in range(repeat)]
+            outcome = Outcome("returned", value)
+        except BaseException as exc:  # noqa: BLE001 - even SystemExit is only a wrong answer
+            outcome = outcome_of_exception(exc)
+        _not_forked()
+        reached = sorted(REACHED & set(watch))
+        states = {key: g.bit_generator.state for key, g in self.rngs.items()}
+        back = ([v if _writable(v) else None for v in args],
+                {k: v for k, v in kwargs.items() if _writable(v)})
+        self.send("outcome", tuple(outcome), reached, states, back)
+        self.rngs.clear()
+        self.callbacks.clear()
+
+
+class _Callback:
+    """A checker's callable, called back in the grader (it stays there with its data)."""
+
+    def __init__(self, worker: Worker, key: int, name: str):
+        self.worker, self.key, self.__name__ = worker, key, name
+
+    def __call__(self, *args, **kwargs):
+        self.worker.send("callback", self.key, args, kwargs)
+        reply, ok, value = self.worker.receive()
+        if ok:
+            return value
+        kind, message = value
+        raise _builtin_exception(kind)(message)
+
+
+def _builtin_exception(name: str) -> type:
+    import builtins
+    found = getattr(builtins, name, None)
+    return found if isinstance(found, type) and issubclass(found, Exception) else RuntimeError
+
+
+def _is_library_object(value) -> bool:
+    module = getattr(type(value), "__module__", "") or ""
+    return (module.startswith("panpriv_teach.") and not module.startswith("panpriv_teach.exercises")
+            and hasattr(value, "__dict__") and not isinstance(value, type))
+
+
+def _writable(value) -> bool:
+    import numpy as np
+    return type(value) is np.ndarray or _is_library_object(value)
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return f"<{type(exc).__name__} that cannot be printed>"
+
+
+def main() -> None:
+    proto_in, proto_out = _claim_stdio()
+    from panpriv_teach.grading import wire
+    setup = wire.load_from_grader(wire.read_message(proto_in, limit=2**62))
+    Worker(proto_in, proto_out, setup).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -320,6 +320,9 @@ def lab(tmp_path_factory):
     JupyterLab settings choose the dark theme and whose ~/.bashrc resets PATH."""
     base = tmp_path_factory.mktemp("lab")
     course, home = make_course(base / "course"), base / "home"
+    shutil.copy(course / "exercises" / DEMO, course / "exercises" / "98_other.ipynb")
+    (course / "my_work").mkdir()
+    (course / "my_work" / DEMO).write_bytes(answered(course / "exercises" / DEMO))
     settings = home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "themes.jupyterlab-settings").write_text('{"theme": "JupyterLab Dark"}')
@@ -348,9 +351,11 @@ def lab(tmp_path_factory):
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def test_make_lab_creates_my_work_copies_first(lab):
+def test_make_lab_creates_missing_my_work_copies_and_keeps_the_students(lab):
     course, port, token = lab
-    assert (course / "my_work" / DEMO).read_bytes() == (course / "exercises" / DEMO).read_bytes()
+    assert (course / "my_work" / "98_other.ipynb").read_bytes() == \
+        (course / "exercises" / "98_other.ipynb").read_bytes()
+    assert (course / "my_work" / DEMO).read_bytes() == answered(course / "exercises" / DEMO)
 
 
 def test_make_lab_opens_at_the_welcome_lecture(lab):

@@ -131,7 +131,7 @@ def test_release_passes(capsys):
 
 
 @pytest.mark.parametrize("wrong, words", [
-    (lambda b, e, rng: 4 * (np.mean(b) - 0.5) / e + rng.laplace(0, 1 / (e * len(b))), ["as roth's notes write it"]),
+    (lambda b, e, rng: 4 * (np.mean(b) - 0.5) / e + rng.laplace(0, 1 / (e * len(b))), ["as roth 2011 writes it"]),
     (lambda b, e, rng: 4 * (np.mean(b) - 0.5) / e, ["no noise"]),
     (lambda b, e, rng: 4 * (np.mean(b) - 0.5) / e + rng.laplace(0, 4 / (e * len(b))), ["ignores ε"]),
     (lambda b, e, rng: 4 * (np.mean(b) - 0.5) / e + rng.laplace(0, 1 / len(b)), ["ignores ε"]),

@@ -9,8 +9,8 @@ from panpriv_teach.exercises.harness import ExerciseFailed
 
 
 def _preview(values) -> str:
-    shown = [float(v) if isinstance(v, (int, float, np.number)) else v for v in list(values)[:3]]
-    return repr(shown)[:-1] + (", ...]" if len(values) > 3 else "]")
+    shown = ", ".join(harness._short(v) for v in values[:3])
+    return f"[{shown}{', ...' if len(values) > 3 else ''}]"
 
 
 def as_real(value, what: str) -> float:
@@ -21,8 +21,9 @@ def as_real(value, what: str) -> float:
         size = len(value) if not isinstance(value, np.ndarray) else value.size
         fix = (" (its only entry is x[0]; return that, or float(x[0]))" if size == 1 else
                ": the task asks for ONE number")
+        entries = value.ravel().tolist() if isinstance(value, np.ndarray) else list(value)
         raise ExerciseFailed(f"{what} should be a single number, but it is a {kind} of {size} "
-                             f"entr{'y' if size == 1 else 'ies'} {_preview(np.ravel(value))}{fix}.")
+                             f"entr{'y' if size == 1 else 'ies'} {_preview(entries)}{fix}.")
     return harness.as_real(value, what)
 
 

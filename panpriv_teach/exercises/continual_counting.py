@@ -86,7 +86,8 @@ _SIZES = [1, 2, 3, 4, 5, 7, 8, 13, 16, 33, 64]
 
 
 def _as_intervals(answer, t, T):
-    if isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__"):
+    if (isinstance(answer, (str, bytes)) or not hasattr(answer, "__iter__")
+            or (isinstance(answer, np.ndarray) and answer.ndim == 0)):
         raise ExerciseFailed(f"dyadic_intervals({t}, {T}) should return a list of (s, e) pairs, "
                              f"got {type(answer).__name__}. Did you forget a `return`?")
     pairs = []

@@ -1,5 +1,5 @@
-"""Checkers for module 03, pan-privacy and density estimation (Dwork 2010, §3-4; Roth's
-notes; Mir et al. 2011, §1).
+"""Checkers for module 03, pan-privacy and density estimation (Dwork 2010, §3-4; Roth
+2011; Mir et al. 2011, §1).
 
 Each checker is seeded and statistical where the answer is random; the tolerances are at
 least 6 standard errors, so a correct answer fails with probability below 1e-6.
@@ -36,7 +36,7 @@ def exercise_3_1(bit_privacy_loss):
             continue
         if abs(got - math.log1p(eps / 2)) <= 1e-9:
             raise ExerciseFailed("you computed the ratio at b = 1 only, ln(P_D1(1)/P_D0(1)), as "
-                                 "Roth's proof does. The privacy loss is the max over BOTH outputs: "
+                                 "the proof of Thm 5 in Roth 2011 does. The privacy loss is the max over BOTH outputs: "
                                  "look at b = 0 too.")
         if abs(got - eps / 2) <= 1e-9 or abs(got - eps) <= 1e-9:
             raise ExerciseFailed(f"bit_privacy_loss({eps}) = {got:g} is a bound from the text, not "
@@ -172,8 +172,8 @@ def exercise_3_4(release):
         if abs(ratio - 1) <= 0.05:
             continue
         if abs(spread * eps * m - 1) <= 0.05:
-            raise ExerciseFailed("you added Lap(1/(εm)) to the released 4(θ - 1/2)/ε, as Roth's "
-                                 "notes write it. But one user moves that value by 4/(εm), not 1/m: "
+            raise ExerciseFailed("you added Lap(1/(εm)) to the released 4(θ - 1/2)/ε, as Roth 2011 "
+                                 "writes it. But one user moves that value by 4/(εm), not 1/m: "
                                  "the noise must match the sensitivity of what you release.")
         if abs(spread * m - 1) <= 0.05 or abs(spread * eps * m / 4 - 1) <= 0.05:
             raise ExerciseFailed("your noise scale ignores ε somewhere: the sensitivity of "
@@ -186,7 +186,7 @@ def exercise_3_4(release):
 
 # ---------------------------------------------------------------- 3.5 Roth's m
 def _same(values, target, rel=1e-3):
-    return all(abs(v / t - 1) < rel for v, t in zip(values, target))
+    return all(math.isclose(v, t, rel_tol=rel) for v, t in zip(values, target))
 
 
 @exercise("3.5", "How many representatives?",

@@ -258,9 +258,10 @@ class HeavyHittersCount(StreamAlgorithm):
     Privacy: F1 is public (Def 4 preserves it). Each cropped sum is as in CroppedSum; the
     two run on the same stream, so the privacy losses add (Thm 3): with Dwork et al.'s
     neighbours 2ε for the state, 2ε for the output, 4ε-pan-private; with Def 4's
-    neighbours (two buckets change, unless f(i) = f(j)) 8ε. The seed says 2ε ("by the
-    ε-pan privacy of the cropped sum estimators and composition"), but Thm 7 makes each
-    cropped sum 2ε-pan-private, so composition gives at least 4ε.
+    neighbours (two buckets change, unless f(i) = f(j)) 8ε. Mir et al. 2011, Thm 8 says 2ε
+    ("by the ε-pan privacy of the cropped sum estimators and composition"), but Thm 7 makes
+    each cropped sum 2ε-pan-private, so composition gives 4ε: an upper bound on the privacy
+    loss (the true loss may be smaller), and the guarantee this class claims.
     Accuracy: additive error sd <= (std_bound of x1 + std_bound of x2)/(τ1 − τ2) = O(√h/ε)
     when the arcs are L = λτ. Correction: with the seed's unit arcs (window_fraction=None)
     the sd of x1 is Θ(τ1²√h/ε) (see CroppedSum), so the additive error of HH̃ is Θ(F1√h/(kε)),

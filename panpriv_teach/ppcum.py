@@ -97,6 +97,7 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
         self.levels = tree_levels(self.T)                     # L = log n
         laplace = LaplaceNoise(self.levels + 1, self.epsilon)   # float-safe Lap((L + 1)/epsilon)
         self.scale = laplace.scale                            # 1/eta (times at most 1 + 2^-12)
+        self._noise_variance = laplace.variance               # 2 scale^2, within 2^-10
         rng = as_rng(rng)                                     # used here only, never kept
         self._X = laplace.noise(None, rng)                    # X = N
         # N_I of level j: node m is (m 2^j + 1, (m + 1) 2^j), m = 0 .. ceil(T / 2^j) - 1
@@ -161,9 +162,10 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
         return total
 
     def variance(self, t=None):
-        """The exact variance of release t: 2 (L + 1) (1/eta)^2 = 2 (L + 1)^3/epsilon^2, the
-        same at every t (vectorised: an array shaped like t)."""
-        value = 2 * (self.levels + 1) * self.scale**2
+        """The exact variance of release t: L + 1 noises of variance 2 (1/eta)^2 each, so
+        2 (L + 1)^3/epsilon^2 (within 2^-10 relative: the float-safe noise's exact variance),
+        the same at every t (vectorised: an array shaped like t)."""
+        value = (self.levels + 1) * self._noise_variance
         return value if t is None else np.full(np.shape(t), value)
 
     def state(self) -> dict:

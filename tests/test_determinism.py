@@ -77,7 +77,7 @@ CASES = {
                                     "releases", False),
     "HonakerTreeCounter": Case(lambda s: HonakerTreeCounter(LENGTH, 1.0, s), BITS, "releases", True),
     "SqrtFactorizationCounter": Case(lambda s: SqrtFactorizationCounter(LENGTH, 1.0, 1e-6, s), BITS,
-                                     "releases", True),
+                                     "releases", False),   # discrete Gaussian: rejection rounds
     "PanPrivateTreeCounter": Case(lambda s: PanPrivateTreeCounter(LENGTH, 1.0, s), BITS, "releases", True),
 }
 

@@ -1,0 +1,171 @@
+"""The float-safe noise (panpriv_teach.noise), the mechanisms built on it, the floating-point
+attack on the textbook sampler, the Gaussian mechanism and its calibrations."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from panpriv_teach.attacks import floating_point_attack
+from panpriv_teach.audit import estimate_epsilon
+from panpriv_teach.mechanisms import (analytic_gaussian_sigma, classic_gaussian_sigma,
+                                      gaussian_delta, gaussian_guarantee, gaussian_mechanism,
+                                      laplace_guarantee, laplace_mechanism,
+                                      laplace_mechanism_unsafe)
+from panpriv_teach.noise import DiscreteGaussian, DiscreteLaplace, LaplaceNoise
+
+
+# ----------------------------------------------------------------------------- the attack
+
+def identified(possible, index):
+    """Releases that only candidate `index` of two can produce."""
+    return possible[:, index] & ~possible[:, 1 - index]
+
+
+@pytest.mark.parametrize("epsilon", [0.2, 1.0])
+def test_floating_point_attack_identifies_the_input_of_the_unsafe_sampler(epsilon):
+    # 1,500 releases each from inputs 0 and 1 (sensitivity 1). Mironov 2012's attack names the
+    # input of about 80 % of them; the audit on "only 0 can produce it" is a 95 % lower bound
+    # (deterministic with these seeds) far above epsilon (with 750 held-out releases it can
+    # reach about 4.9 at most, so larger epsilons need more releases).
+    rng = np.random.default_rng(int(epsilon * 10))
+    n = 1_500
+    zeros = floating_point_attack(laplace_mechanism_unsafe(np.zeros(n), 1, epsilon, rng), [0, 1],
+                                  1, epsilon)
+    ones = floating_point_attack(laplace_mechanism_unsafe(np.ones(n), 1, epsilon, rng), [0, 1],
+                                 1, epsilon)
+    assert zeros[:, 0].all() and ones[:, 1].all()          # the true input always fits
+    assert identified(zeros, 0).mean() >= 0.5 and identified(ones, 1).mean() >= 0.5
+    audit = estimate_epsilon(identified(zeros, 0).astype(int), identified(ones, 0).astype(int),
+                             rng=0)
+    assert audit.epsilon_lower > 3 * epsilon + 1
+
+
+def test_floating_point_attack_gets_nothing_from_the_default_mechanism():
+    # The same feature on the float-safe releases: a post-processing of an (epsilon + 1e-8)-DP
+    # release, so its 95 % lower bound is at most epsilon (here 0: grid points carry no mark).
+    rng = np.random.default_rng(5)
+    n, epsilon = 1_500, 1.0
+    zeros = floating_point_attack(laplace_mechanism(np.zeros(n), 1, epsilon, rng), [0, 1], 1,
+                                  epsilon)
+    ones = floating_point_attack(laplace_mechanism(np.ones(n), 1, epsilon, rng), [0, 1], 1,
+                                 epsilon)
+    audit = estimate_epsilon(identified(zeros, 0).astype(int), identified(ones, 0).astype(int),
+                             rng=0)
+    assert audit.epsilon_lower <= epsilon
+
+
+def test_floating_point_attack_is_exact_on_hand_made_releases():
+    # 0 + scale*log(2U) with U = 2^-53 * k is producible from 0 by construction.
+    k = 3 * 2**50 + 12345
+    release = 0.0 + 1.0 * math.log(2 * (k / 2**53))
+    assert floating_point_attack([release], [0.0], 1, 1).tolist() == [[True]]
+    assert floating_point_attack([1e6], [0.0], 1, 1).tolist() == [[False]]   # out of reach
+
+
+# ----------------------------------------------------------------------------- the sampler law
+
+@pytest.mark.parametrize("D, epsilon", [(1, 1.0), (3, 0.5), (1, 3.0), (4097, 1.0), (4097, 0.1)])
+def test_discrete_laplace_sampler_matches_its_exact_law(D, epsilon):
+    # 200,000 draws binned into 30 cells of the exact CDF (P(Z <= z) = a^|z|/(1 + a) for
+    # z <= 0, 1 - a^(z+1)/(1 + a) for z >= 0) and one chi-square test: false failure 1e-6.
+    sampler = DiscreteLaplace(D, epsilon)
+    z = sampler.sample(200_000, np.random.default_rng(D + int(10 * epsilon)))
+    a = math.exp(-epsilon / D)
+
+    def cdf(v):
+        v = np.asarray(v, dtype=float)
+        return np.where(v < 0, a ** np.abs(v) / (1 + a), 1 - a ** (v + 1) / (1 + a))
+
+    t = D / epsilon
+    edges = np.unique(np.round(np.linspace(-6 * t, 6 * t, 31)))
+    edges = np.concatenate(([-np.inf], edges[1:-1], [np.inf]))
+    cum = np.concatenate(([0.0], cdf(edges[1:-1]), [1.0]))
+    expected = np.diff(cum) * z.size
+    observed = np.histogram(z, bins=np.concatenate(([z.min() - 1.0], edges[1:-1] + 0.5,
+                                                      [z.max() + 1.0])))[0]
+    keep = expected > 5
+    assert observed.sum() == z.size
+    assert chisquare(observed[keep], expected[keep] * observed[keep].sum()
+                     / expected[keep].sum()).pvalue > 1e-6
+
+
+def test_n_draws_at_once_equal_n_single_draws():
+    sampler = DiscreteLaplace(4097, 0.7)
+    batch = sampler.sample(1000, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    assert np.array_equal(batch, np.concatenate([sampler.sample(1, rng) for _ in range(1000)]))
+
+
+@pytest.mark.parametrize("sensitivity, epsilon", [(1, 1), (1, 0.01), (1, 20), (3.5, 0.3),
+                                                  (1e-4, 2.0), (1e6, 0.5)])
+def test_laplace_guarantee_is_barely_above_nominal(sensitivity, epsilon):
+    eps, delta = laplace_guarantee(sensitivity, epsilon)
+    assert epsilon <= eps < epsilon + 1e-8 and delta < 1e-20
+
+
+def test_laplace_mechanism_releases_grid_points_of_the_right_scale():
+    noise = LaplaceNoise(1.0, 0.5)
+    out = laplace_mechanism(np.full(100_000, 0.3), 1.0, 0.5, np.random.default_rng(2))
+    assert np.all(out / noise.step == np.round(out / noise.step))       # on the grid
+    # mean |noise| = scale, within 6 standard errors (sd of |Lap(b)| is b): false failure 2e-9
+    assert abs(np.abs(out - 0.3).mean() - 2.0) < 6 * 2.0 / math.sqrt(100_000) + noise.step
+
+
+def test_laplace_mechanism_refuses_values_the_grid_cannot_hold():
+    with pytest.raises(ValueError, match="value"):
+        laplace_mechanism(1e300, 1.0, 1.0, 0)
+
+
+def test_geometric_exact_path_stays():
+    from panpriv_teach.mechanisms import geometric_mechanism
+    assert isinstance(geometric_mechanism(3, 1, 1.0, rng=0, exact=True), int)
+
+
+# ----------------------------------------------------------------------------- Gaussian
+
+def test_gaussian_sigmas_against_known_values():
+    # classic: sqrt(2 ln(1.25/1e-5)) / 0.5 = 9.6896; analytic at (1, 1e-5) is 3.7306 (Balle &
+    # Wang 2018's calibration, as dp-accounting's get_sigma_gaussian computes it).
+    from dp_accounting.gaussian_mechanism import get_sigma_gaussian
+    assert classic_gaussian_sigma(1, 0.5, 1e-5) == pytest.approx(9.6896, abs=1e-4)
+    for epsilon, delta in [(1.0, 1e-5), (0.5, 1e-6), (3.0, 1e-8)]:
+        assert analytic_gaussian_sigma(1, epsilon, delta) == pytest.approx(
+            get_sigma_gaussian(epsilon, delta), rel=1e-6)
+    assert analytic_gaussian_sigma(1, 0.5, 1e-5) < classic_gaussian_sigma(1, 0.5, 1e-5)
+    with pytest.raises(ValueError, match="epsilon"):
+        classic_gaussian_sigma(1, 1.5, 1e-5)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-5), (0.3, 1e-6), (4.0, 1e-3)])
+def test_analytic_sigma_gives_exactly_delta(epsilon, delta):
+    sigma = analytic_gaussian_sigma(2.0, epsilon, delta)
+    assert gaussian_delta(sigma, 2.0, epsilon) == pytest.approx(delta, rel=1e-9)
+    assert gaussian_delta(sigma * 0.999, 2.0, epsilon) > delta
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-5), (0.5, 1e-6)])
+def test_gaussian_mechanism_guarantee_in_floating_point(epsilon, delta):
+    eps, dlt, sigma = gaussian_guarantee(1.0, epsilon, delta)
+    assert epsilon <= eps < epsilon + 1e-7 and dlt < delta * (1 + 1e-6) + 1e-10
+    assert sigma == pytest.approx(analytic_gaussian_sigma(1.0, epsilon, delta), rel=2**-11)
+
+
+def test_discrete_gaussian_sampler_matches_its_law():
+    # 100,000 draws of N_Z(0, 5000.3^2): variance within 6 standard errors (sqrt(2/n)
+    # relative), false failure 2e-9; and the discrete delta agrees with the continuous one.
+    g = DiscreteGaussian(5000.3)
+    y = g.sample(100_000, np.random.default_rng(9))
+    assert abs(y.var() / 5000.3**2 - 1) < 6 * math.sqrt(2 / 100_000)
+    assert abs(y.mean()) < 6 * 5000.3 / math.sqrt(100_000)
+    assert g.delta_for_shift(4097, 1.0) == pytest.approx(gaussian_delta(5000.3, 4097, 1.0),
+                                                         rel=1e-6)
+
+
+def test_gaussian_mechanism_bad_input():
+    with pytest.raises(ValueError, match="delta"):
+        gaussian_mechanism(0.0, 1, 1, 1.5)
+    with pytest.raises(ValueError, match="calibration"):
+        gaussian_mechanism(0.0, 1, 1, 1e-5, calibration="other")

@@ -1,5 +1,5 @@
-"""The notebook pipeline: generate exercise notebooks from solutions, execute notebooks
-with outputs, and score a student's exercise notebook.
+"""The notebook pipeline: generate exercise notebooks from solutions and execute notebooks
+with outputs. (Grading a student's notebook is panpriv_teach.grading's job.)
 
 Conventions (see DESIGN.md, "Notebooks"):
 
@@ -14,19 +14,16 @@ Conventions (see DESIGN.md, "Notebooks"):
   generation (answers written in place, cells run) is recognised and never overwritten.
   Students work in their own copies, `my_work/NN_topic.ipynb` (panpriv_teach.workspace).
 - Check cells call `check.exercise_N_k(answer)`, where the notebook imported a checker
-  module `as check`; `score` runs a copy of the notebook and reports each exercise.
+  module `as check` (`checker_module_name` finds it).
 """
 from __future__ import annotations
 
 import copy
 import hashlib
-import importlib
 import json
 import os
 import re
-import sys
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -45,7 +42,6 @@ _CHECK_CALL = re.compile(r"\bcheck\.exercise_(?P<n>\d+)_(?P<k>\d+)\s*\(")
 _CHECK_IMPORT = re.compile(
     r"^\s*(?:from\s+(?P<package>[\w.]+)\s+import\s+(?P<name>\w+)|import\s+(?P<module>[\w.]+))"
     r"\s+as\s+check\s*(?:#.*)?$", re.MULTILINE)
-_NOT_ATTEMPTED = {"NotImplementedError", "ExerciseNotAttempted"}
 
 
 class GenerationError(ValueError):
@@ -393,90 +389,7 @@ def cell_errors(nb: NotebookNode) -> list:
             for out in cell.get("outputs", []) if out.get("output_type") == "error"]
 
 
-# ---------------------------------------------------------------- scoring
-
-PASSED, FAILED = "passed", "FAILED"
-NOT_ATTEMPTED, MISSING, UNKNOWN = "not attempted", "check cell missing", "unknown exercise"
-
-
-@dataclass
-class ExerciseResult:
-    """How one exercise of a student's notebook fares: `status` is one of PASSED,
-    FAILED, NOT_ATTEMPTED, MISSING (the checker module defines it but no cell calls it)
-    or UNKNOWN (a cell calls a checker the module does not define)."""
-
-    number: str
-    status: str
-    title: str = ""
-    diagnosis: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.status == PASSED
-
-    def line(self) -> str:
-        detail = self.diagnosis if self.status in (FAILED, UNKNOWN) else self.title
-        first, *rest = (detail or "").splitlines() or [""]
-        text = f"  {self.number:<5}{self.status:<20}{first}".rstrip()
-        return "\n".join([text] + [" " * 27 + more for more in rest])
-
-
-class Scoreboard(list):
-    """The ExerciseResults of one notebook, in exercise order, plus `problems` that
-    belong to no exercise (a setup cell that raised, a checker module that would not
-    import, a dead kernel) and the executed in-memory `notebook`. `str()` is the
-    printable scoreboard."""
-
-    def __init__(self, results, path="", problems=(), notebook=None):
-        super().__init__(results)
-        self.path = str(path)
-        self.problems = list(problems)
-        self.notebook = notebook
-
-    @property
-    def n_passed(self) -> int:
-        return sum(r.passed for r in self)
-
-    @property
-    def all_passed(self) -> bool:
-        return bool(self) and self.n_passed == len(self) and not self.problems
-
-    def __str__(self) -> str:
-        lines = [self.path] if self.path else []
-        lines += [f"  ! {problem}" for problem in self.problems]
-        lines += [result.line() for result in self]
-        lines.append(f"{self.n_passed} of {len(self)} exercises passed"
-                     if self else "no exercises found (no `check.exercise_N_k(...)` cells and "
-                                  "no checker module imported `as check`)")
-        return "\n".join(lines)
-
-
-def _short(text: str, lines: int = 4) -> str:
-    kept = [line for line in text.strip().splitlines() if line.strip()]
-    return "\n".join(kept[:lines] + (["..."] if len(kept) > lines else []))
-
-
-def _first_line(cell) -> str:
-    """The first non-blank line of a cell, to help a student find it."""
-    lines = [line.strip() for line in _source(cell).splitlines() if line.strip()]
-    text = lines[0] if lines else "empty"
-    return f"`{text if len(text) <= 40 else text[:37] + '...'}`"
-
-
-def _tidy(evalue: str) -> str:
-    """An error value, shortened, without the kernel's temporary file names
-    ("invalid syntax (2632535.py, line 2)" → "invalid syntax (line 2)")."""
-    return re.sub(r"\(\w+\.py, line (\d+)\)", r"(line \1)", _short(evalue, 2))
-
-
-def _strip_prefix(evalue: str, number: str) -> str:
-    prefix = f"Exercise {number}: "
-    return evalue[len(prefix):] if evalue.startswith(prefix) else evalue
-
-
-def _code_lines(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
-
+# ---------------------------------------------------------------- checks
 
 def checker_module_name(nb: NotebookNode) -> str | None:
     """The module a notebook imports `as check` (`from X import Y as check` → "X.Y",
@@ -487,127 +400,3 @@ def checker_module_name(nb: NotebookNode) -> str | None:
             if found:
                 return found["module"] or f"{found['package']}.{found['name']}"
     return None
-
-
-def checker_exercises(name: str, folder) -> dict:
-    """{number: title} of the checkers in module `name`, imported with `folder` first on
-    sys.path (as the notebook's kernel would). A module that sits beside the notebook
-    (like a course-local checker file) is forgotten again after reading it, so scoring
-    another folder's notebook never sees a stale copy of it."""
-    folder = str(Path(folder).resolve())
-    before = set(sys.modules)
-    sys.path.insert(0, folder)
-    try:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError:
-            package, _, attr = name.rpartition(".")
-            if not package:
-                raise
-            module = getattr(importlib.import_module(package), attr)
-        from panpriv_teach.exercises.harness import exercises_of
-        return {number: getattr(fn, "title", "") for number, fn in exercises_of(module).items()}
-    finally:
-        sys.path.remove(folder)
-        for new in set(sys.modules) - before:
-            file = getattr(sys.modules[new], "__file__", None) or ""
-            if file and os.path.dirname(os.path.abspath(file)) == folder:
-                del sys.modules[new]
-
-
-def _number_key(number: str):
-    return tuple(int(part) for part in number.split("."))
-
-
-def scoreboard_of(nb: NotebookNode, path="") -> Scoreboard:
-    """Score an executed notebook (see `score`)."""
-    problems = []
-    kernel_error = nb.metadata.get("panpriv_teach_score", {}).get("kernel_error")
-    if kernel_error:
-        problems.append(f"the kernel stopped: {_short(kernel_error, 2)}")
-
-    titles = {}
-    module = checker_module_name(nb)
-    if module is None:
-        problems.append("the notebook imports no checker module `as check`")
-    else:
-        try:
-            titles = checker_exercises(module, Path(path).parent if path else ".")
-        except Exception as exc:
-            problems.append(f"cannot import the checker module {module}: "
-                            f"{type(exc).__name__}: {exc}")
-
-    headings = exercise_of_cells(nb)
-    checks = {}          # number → (cell index, cell)
-    answer_errors = {}   # number → ["cell i raised ...", ...] before its check cell
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        calls = [f"{m['n']}.{m['k']}" for m in _CHECK_CALL.finditer(_code_lines(_source(cell)))]
-        for number in calls:
-            checks.setdefault(number, (index, cell))
-        if calls:
-            continue
-        for out in cell.get("outputs", []):
-            if out.get("output_type") != "error":
-                continue
-            message = (f"cell {index} ({_first_line(cell)}) raised {out.get('ename')}: "
-                       f"{_tidy(out.get('evalue', ''))}")
-            number = headings[index]
-            if number is None:
-                problems.append(message)
-            elif out.get("ename") not in _NOT_ATTEMPTED and number not in checks:
-                answer_errors.setdefault(number, []).append(message)
-
-    results = []
-    for number in sorted(set(titles) | set(checks), key=_number_key):
-        title = titles.get(number, "")
-        if number not in checks:
-            results.append(ExerciseResult(number, MISSING, title))
-            continue
-        index, cell = checks[number]
-        if titles and number not in titles:
-            results.append(ExerciseResult(number, UNKNOWN, diagnosis=(
-                f"cell {index} calls check.exercise_{number.replace('.', '_')}, which "
-                f"{module} does not define")))
-            continue
-        results.append(_classify(number, title, index, cell, answer_errors.get(number, [])))
-    return Scoreboard(results, path, problems, notebook=nb)
-
-
-def _classify(number, title, index, cell, earlier_errors) -> ExerciseResult:
-    """The result of one exercise from its check cell's outputs."""
-    outputs = cell.get("outputs", [])
-    text = "".join(out.get("text", "") for out in outputs if out.get("output_type") == "stream")
-    if any(line.startswith(f"✓ Exercise {number} passed") for line in text.splitlines()):
-        return ExerciseResult(number, PASSED, title)
-    errors = [out for out in outputs if out.get("output_type") == "error"]
-    if not errors:
-        why = ("the check cell did not run (the kernel stopped before it)" if cell.get(
-            "execution_count") is None else "the check cell printed no result; run it as given")
-        return ExerciseResult(number, FAILED, title, "\n".join(earlier_errors + [why]))
-    ename, evalue = errors[0].get("ename", ""), errors[0].get("evalue", "")
-    if ename in _NOT_ATTEMPTED and not earlier_errors:
-        return ExerciseResult(number, NOT_ATTEMPTED, title)
-    if ename == "KeyboardInterrupt":
-        diagnosis = "the check cell did not finish in time (interrupted)"
-    elif ename in ("ExerciseFailed", "ExerciseNotAttempted"):
-        diagnosis = _short(_strip_prefix(evalue, number))
-    else:
-        diagnosis = f"the check cell (cell {index}) raised {ename}: {_tidy(evalue)}"
-    if earlier_errors:
-        diagnosis = "\n".join(earlier_errors + ["then " + diagnosis])
-    return ExerciseResult(number, FAILED, title, diagnosis)
-
-
-def score(path, timeout: float = 120) -> Scoreboard:
-    """Score a student's notebook, READ-ONLY: run an in-memory copy (errors do not stop
-    it) and classify each exercise as passed (its check printed "✓ Exercise N.k
-    passed"), not attempted (the stub's NotImplementedError), FAILED (with the
-    checker's diagnosis, or the error of an earlier cell of that exercise, such as a
-    SyntaxError in the answer), "check cell missing" (the checker module defines it but
-    no cell calls it) or "unknown exercise". `print(score(path))` shows the scoreboard."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no notebook {str(path)!r}")
-    return scoreboard_of(execute_copy(path, timeout), path)

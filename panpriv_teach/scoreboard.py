@@ -1,13 +1,14 @@
 """The student's scoreboards, as `python -m panpriv_teach check` prints them.
 
 `render(grade)` turns one graded notebook (a `panpriv_teach.grading.NotebookGrade`) into
-text: one line per exercise with its status and the cell of its check as JupyterLab
-numbers it (the status bar's "Cell 5/21"; click it to go to a cell), then the
-diagnosis. `progress(course)` grades every notebook in my_work/ and lists the modules not
+text: what went wrong outside the exercises (a setup cell that raised), then one line per
+exercise with its status and the cell of its check as JupyterLab numbers it (the status
+bar's "Cell 5/21"; click it to go to a cell), then the diagnosis. `progress(course)` grades every notebook in my_work/ and lists the modules not
 started yet.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from panpriv_teach.workspace import WORK_DIR, modules
@@ -17,7 +18,9 @@ _MARK = {"passed": "✓", "failed": "✗", "not attempted": "·", "missing": "?"
 
 
 def all_passed(grade) -> bool:
-    return bool(grade.results) and all(r.status == PASSED for r in grade.results)
+    """Every exercise passed and nothing else went wrong (no setup cell raised)."""
+    return (bool(grade.results) and all(r.status == PASSED for r in grade.results)
+            and not grade.problems)
 
 
 def summary(grade) -> str:
@@ -36,6 +39,8 @@ def render(grade, path="") -> str:
     """The scoreboard of one notebook: a header, one line per exercise, the diagnoses
     indented under it, and the summary line."""
     lines = [str(path or grade.module)]
+    lines += [f"  ! {line}" if i == 0 else f"    {line}" for problem in grade.problems
+              for i, line in enumerate(str(problem).strip().splitlines())]
     for r in grade.results:
         where = f"cell {r.cell}" if r.cell else "no check cell"
         lines.append(f"  {_MARK.get(r.status, ' ')} {r.exercise:<5} {r.status:<14} "
@@ -51,18 +56,32 @@ def _grade(path, timeout):
     return grade_notebook(path, timeout=timeout)
 
 
-def progress(course=".", timeout=None, out=print) -> bool:
-    """Grade every my_work/NN_topic.ipynb of the course (printing each scoreboard as it
-    is done), then a table of all modules, with those not started yet; True when every
-    module is started and all its exercises pass."""
+def _graded(paths: list, timeout, jobs):
+    """Yield the grade of each path, in order; several at once when jobs > 1."""
+    if jobs == 1 or len(paths) < 2:
+        yield from (_grade(path, timeout) for path in paths)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_grade, path, timeout) for path in paths]
+        yield from (future.result() for future in futures)
+
+
+def progress(course=".", timeout=None, out=print, jobs=None) -> bool:
+    """Grade every my_work/NN_topic.ipynb of the course (`jobs` at once, default: the
+    number of cores; printing each scoreboard in module order), then a table of all
+    modules, with those not started yet; True when every module is started and all its
+    exercises pass."""
     course = Path(course)
     names = modules(course)
+    started = [n for n in names if (course / WORK_DIR / f"{n}.ipynb").is_file()]
+    paths = [course / WORK_DIR / f"{n}.ipynb" for n in started]
+    jobs = jobs or min(len(paths), os.cpu_count() or 1) or 1
     done = {}
-    for name in names:
-        path = course / WORK_DIR / f"{name}.ipynb"
-        if path.is_file():
-            done[name] = _grade(path, timeout)
-            out(render(done[name], path.relative_to(course)) + "\n")
+    for name, path, grade in zip(started, paths, _graded(paths, timeout, jobs)):
+        done[name] = grade
+        out(render(grade, path.relative_to(course)) + "\n")
     out("Your progress")
     for name in names:
         if name in done:

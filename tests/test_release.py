@@ -1,7 +1,6 @@
 """`python -m panpriv_teach release OUT`: a student copy of the course with no solutions
 anywhere, that works from a fresh shell, and never overwrites a student's work."""
 import json
-import os
 import re
 import shutil
 import subprocess

@@ -14,7 +14,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -24,8 +23,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from panpriv_teach.notebooks import (EditedNotebooksError, content_hash, dumps, generate,
-                                     is_unchanged_since_generated, make_exercise_notebook,
-                                     staleness)
+                                     is_unchanged_since_generated, staleness)
 from panpriv_teach.workspace import make_workspace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -254,7 +252,7 @@ def test_make_exercises_backup_keeps_the_in_place_answers(tmp_path):
     result = sh("make exercises BACKUP=1", course, home)
     assert result.returncode == 0, result.stdout + result.stderr
     [moved] = (course / "my_work").glob(f"backup-*/{DEMO}")
-    assert moved.read_bytes() == work and f"to my_work/backup-" in result.stdout
+    assert moved.read_bytes() == work and "to my_work/backup-" in result.stdout
     assert is_unchanged_since_generated(target)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checker_testing import fails_with
 
 from panpriv_teach.exercises.harness import exercises_of
 
@@ -68,3 +69,42 @@ def checked_names(notebook):
 def test_every_checker_is_checked_in_its_notebook_under_its_parameter_name(notebook):
     checkers = {number: checker for nb, number, checker in CHECKERS if nb == notebook}
     assert checked_names(notebook) == {number: checker.answer for number, checker in checkers.items()}
+
+
+# Answers that are exact functions of a few numbers: each checker adds a case drawn at check
+# time, so a table of the answers to its fixed (seeded, readable) cases cannot pass.
+def _correct_answers():
+    from test_checkers_continual_counting import cum_noise_scale, cum_variance
+    from test_checkers_density import bit_privacy_loss, roth_m, where_claim_fails
+    from test_checkers_dp_basics import sensitivities
+    from test_checkers_lower_bounds import packing_bound
+    from test_checkers_randomized_response import plan
+    from test_checkers_sketches import pick_h_and_c
+    from panpriv_teach.exercises import (continual_counting, density, dp_basics, lower_bounds,
+                                         randomized_response, sketches)
+    return [(dp_basics.exercise_1_2, sensitivities), (randomized_response.exercise_2_4, plan),
+            (density.exercise_3_1, bit_privacy_loss), (density.exercise_3_2, where_claim_fails),
+            (density.exercise_3_5, roth_m), (continual_counting.exercise_4_3, cum_noise_scale),
+            (continual_counting.exercise_4_4, cum_variance), (sketches.exercise_6_6, pick_h_and_c),
+            (lower_bounds.exercise_7_5, packing_bound)]
+
+
+@pytest.mark.parametrize("index", range(9))
+def test_a_table_of_the_checkers_cases_cannot_pass(index, capsys):
+    checker, correct = _correct_answers()[index]
+    seen = {}
+
+    def recording(*args):
+        seen[args] = correct(*args)
+        return seen[args]
+
+    checker(recording, strict=True)                    # a correct answer passes ...
+    assert f"✓ Exercise {checker.exercise} passed" in capsys.readouterr().out
+    fixed = dict(seen)
+    seen.clear()
+    checker(recording, strict=True)                    # ... and the extra case is new each time
+    assert set(seen) - set(fixed)
+
+    def table(*args):                                  # right on every case the checker fixes
+        return fixed.get(args, 0.0)
+    fails_with(checker, table, "look up answers for particular inputs")

@@ -35,3 +35,17 @@ def as_numpy_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
                              "for a numpy array: wrap it in np.array(...) (a list does not add or "
                              "scale element by element).")
     return harness.as_array(value, what, shape=shape)
+
+
+def fresh_rng() -> np.random.Generator:
+    """Unseeded: the parameters of one extra case drawn at check time. A correct answer is
+    exact on any case, so this costs it nothing; an answer that looks up the checker's
+    fixed (seeded, readable) cases cannot know this one."""
+    return np.random.default_rng()
+
+
+def looked_up(where: str) -> ExerciseFailed:
+    """The diagnosis of an answer right on the fixed cases and wrong on the fresh one."""
+    return ExerciseFailed(f"{where} is not right, although your function gets the checker's other "
+                          "cases right: does it compute the answer from its arguments, or look "
+                          "up answers for particular inputs? It must work for any valid input.")

@@ -13,7 +13,7 @@ import numpy as np
 
 from panpriv_teach.counters import (CascadingBuffersCounter, decomposition_sizes,
                                     dyadic_intervals as _dyadic_intervals, tree_levels)
-from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 from panpriv_teach.streams import sparse_bit_stream
 
@@ -190,6 +190,10 @@ def exercise_4_3(cum_noise_scale):
               lambda case: f"cum_noise_scale({case[0]}, {case[1]:g})",
               "count how many noisy nodes contain x_i (the sensitivity of the node vector) and "
               "divide by ε.")
+    T, e = int(fresh_rng().integers(2, 1_030)), float(fresh_rng().uniform(0.1, 3.0))
+    if _first_mismatch([(T, e)], [as_real(call(cum_noise_scale, T, e), f"cum_noise_scale({T}, {e!r})")],
+                       lambda T, e: tree_levels(T) / e) is not None:
+        raise looked_up(f"cum_noise_scale({T}, {e!r})")
     return "b = L/ε with L = ceil(log2 T) noisy nodes per x_i."
 
 
@@ -227,6 +231,12 @@ def exercise_4_4(cum_variance):
         return lambda t, T, e: outputs[d](per_node[b](scales[a](T, e)) * counts[c](t, T))
 
     if _first_mismatch(cases, answers, formula(choices[0])) is None:
+        fresh = fresh_rng()
+        T = int(fresh.integers(2, 5_000))
+        case = (int(fresh.integers(1, T + 1)), T, float(fresh.uniform(0.1, 3.0)))
+        if _first_mismatch([case], [as_real(call(cum_variance, *case), f"cum_variance{case}")],
+                           formula(choices[0])) is not None:
+            raise looked_up(f"cum_variance{case}")
         return "Var = 2 (L/ε)² × (number of nodes of [1, t]), including t = T."
     for choice in choices[1:]:
         if _first_mismatch(cases, answers, formula(choice)) is None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from scipy.optimize import brentq
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 
 
@@ -36,8 +36,8 @@ def exercise_3_1(bit_privacy_loss):
             continue
         if abs(got - math.log1p(eps / 2)) <= 1e-9:
             raise ExerciseFailed("you computed the ratio at b = 1 only, ln(P_D1(1)/P_D0(1)), as "
-                                 "the proof of Thm 5 in Roth 2011 does. The privacy loss is the max over BOTH outputs: "
-                                 "look at b = 0 too.")
+                                 "the proof of Thm 5 in Roth 2011 does. The privacy loss is the "
+                                 "max over BOTH outputs: look at b = 0 too.")
         if abs(got - eps / 2) <= 1e-9 or abs(got - eps) <= 1e-9:
             raise ExerciseFailed(f"bit_privacy_loss({eps}) = {got:g} is a bound from the text, not "
                                  "the exact loss: compute the two probability ratios from D0 and D1.")
@@ -48,6 +48,9 @@ def exercise_3_1(bit_privacy_loss):
         raise ExerciseFailed(f"bit_privacy_loss({eps}) = {got:.6g} is not the largest "
                              "|ln P_D1(b) / P_D0(b)| over b ∈ {0, 1}. D0 gives 1 w.p. 1/2, "
                              "D1 w.p. 1/2 + ε/4.")
+    eps = float(fresh_rng().uniform(0.05, 1.95))
+    if abs(as_real(call(bit_privacy_loss, eps), f"bit_privacy_loss({eps!r})") - _loss(eps)) > 1e-9:
+        raise looked_up(f"bit_privacy_loss({eps!r})")
     return "exact for ε from 0.1 to 1.9 — and ≤ ε for every ε ≤ 1/2, as Claim 4.1 says."
 
 
@@ -81,6 +84,9 @@ def exercise_3_2(where_claim_fails):
                              f"{_loss(got):.4g} <= {c * got:.4g}); it fails for larger ε. Find the "
                              "crossing to 3 decimals (bisection, or scipy.optimize.brentq on "
                              "loss(ε) − c·ε).")
+    c = float(fresh_rng().uniform(0.55, 3.0))
+    if abs(as_real(call(where_claim_fails, c), f"where_claim_fails({c!r})") - _crossing(c)) > 1e-3:
+        raise looked_up(f"where_claim_fails({c!r})")
     return (f"the loss of one bit stays ≤ ε up to ε ≈ {answers[1.0]:.3f}, far beyond the 1/2 of "
             "Claim 4.1; a sharper claim, ≤ 0.75·ε, would hold up to "
             f"ε ≈ {answers[0.75]:.3f}.")
@@ -221,6 +227,12 @@ def exercise_3_5(roth_m):
                                  "not Roth's.")
         raise ExerciseFailed(f"roth_m{cases[i]} = {values[i]:g} does not follow Roth's "
                              "m = 200 log(1/β)/(ε²α²).")
+    fresh = fresh_rng()
+    case = (float(fresh.uniform(0.05, 1.0)), float(fresh.uniform(0.05, 0.5)), float(fresh.uniform(0.01, 0.3)))
+    eps, alpha, beta = case
+    if as_real(call(roth_m, *case), f"roth_m{case}") != math.ceil(
+            200 * math.log(1 / beta) / (eps ** 2 * alpha ** 2)):
+        raise looked_up(f"roth_m{case}")
     from panpriv_teach.density import DensityEstimator   # the empirical check of Thm 6
     eps, alpha, beta = cases[0]
     m = int(values[0])

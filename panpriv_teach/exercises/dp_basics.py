@@ -6,9 +6,11 @@ least 6 standard errors, so a correct answer fails with probability below 1e-6.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 
 SAMPLES = 20_000  # draws per statistical check: scale estimates within 0.7 % (1 s.e.)
@@ -109,6 +111,12 @@ def exercise_1_2(sensitivities):
         if wrong:
             raise ExerciseFailed(f"{where} is not right yet: " + "; ".join(
                 f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}" for key in wrong) + ".")
+    max_age, k = (int(v) for v in fresh_rng().integers((20, 2), (1000, 50)))
+    answer = call(sensitivities, max_age, k)
+    if not isinstance(answer, dict) or any(
+            not isinstance(answer.get(query), numbers.Real) or answer[query] != _sensitivity(query, max_age, k)
+            for query in _QUERIES):
+        raise looked_up(f"sensitivities({max_age}, {k})")
     return "all five sensitivities are right, for every range of ages and number of bits."
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 from panpriv_teach.intrusion import AccurateDistinctCount
 from panpriv_teach.lower_bounds import packing_bound as _packing_bound
@@ -244,6 +244,10 @@ def exercise_7_5(packing_bound):
     got = [as_real(call(packing_bound, n, eps), f"packing_bound({n}, {eps})") for n, eps in cases]
     want = [_packing_bound(n, eps) for n, eps in cases]
     if all(math.isclose(g, w) for g, w in zip(got, want)):
+        n, eps = int(fresh_rng().integers(10, 100_000)), float(fresh_rng().uniform(0.2, 2.0))
+        if not math.isclose(as_real(call(packing_bound, n, eps), f"packing_bound({n}, {eps!r})"),
+                            _packing_bound(n, eps)):
+            raise looked_up(f"packing_bound({n}, {eps!r})")
         return "the largest a = L/2 that the packing rules out, for every n and ε tried."
     if all(math.isclose(g, 2 * w) for g, w in zip(got, want)):
         raise ExerciseFailed("your numbers are twice too large: return a = L/2, the error, not "

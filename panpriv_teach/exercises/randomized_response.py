@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 
 TOL = 1e-9  # relative tolerance for deterministic answers
@@ -227,6 +227,15 @@ def exercise_2_4(plan):
             raise ExerciseFailed("your std misses the 2 of the aggregator's 1/(2b).")
         raise ExerciseFailed(f"for ε = {epsilon:.3g} and n = {n} your predicted std is off: the "
                              "estimate is n/2 − Σ M_i/(2b) and Var Σ M_i = (1 − b²) n.")
+    fresh = fresh_rng()
+    epsilon, n = float(fresh.uniform(0.05, 5.0)), int(fresh.integers(10, 10_000_000))
+    answer = call(plan, epsilon, n)
+    bias = math.tanh(epsilon / 2)
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 2
+            and _close(as_real(answer[0], "the bias"), bias)
+            and _close(as_real(answer[1], "the predicted std"),
+                       math.sqrt((1 - bias**2) * n) / (2 * bias))):
+        raise looked_up(f"plan({epsilon!r}, {n})")
     return "bias = tanh(ε/2) (exactly ε), std = √((1 − b²) n)/(2b)."
 
 

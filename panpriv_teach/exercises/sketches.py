@@ -11,7 +11,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real
+from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
 from panpriv_teach.stable import stable_sample as _reference_sample, stable_scale_factor
 
@@ -275,4 +275,14 @@ def exercise_6_6(pick_h_and_c):
             raise ExerciseFailed(f"{shown}: c = {c:.4g} is safe but not the largest allowed; a "
                                  "larger c separates the two levels more (the factors of Thm 8 "
                                  "get closer to 1/2 and 2).")
+    fresh = fresh_rng()   # F1 large enough that the largest c exceeds 1
+    k, delta, beta = int(fresh.integers(2, 50)), float(fresh.uniform(0.01, 0.5)), float(fresh.uniform(0.05, 0.9))
+    F1, light = float(fresh.uniform(1e7, 1e9)), float(fresh.uniform(0.5, 5.0))
+    where = f"pick_h_and_c({k}, {delta!r}, {beta!r}, {F1!r}, {light!r})"
+    answer = call(pick_h_and_c, k, delta, beta, F1, light)
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 2
+            and as_real(answer[0], "h") == math.ceil(k / (delta * beta))
+            and math.isclose(as_real(answer[1], "c"), math.sqrt(F1 * delta / (2 * light * k**2)),
+                             rel_tol=1e-6)):
+        raise looked_up(where)
     return "h from Lemma 6 and the largest c that Lemma 7 allows."

@@ -267,6 +267,20 @@ def outcome_of_exception(exc: BaseException) -> Outcome:
     return Outcome("raised", error=type(exc).__name__, message=_text(exc), where=_where(exc))
 
 
+def repeated(fn, args: tuple, kwargs: dict, repeat: int | None):
+    """`fn(*args, **kwargs)`, or the list of `repeat` such calls, each given its own copies of
+    the array arguments (an answer that modifies its input in place cannot change the next
+    call's input)."""
+    if repeat is None:
+        return fn(*args, **kwargs)
+
+    def fresh(value):
+        return value.copy() if isinstance(value, np.ndarray) else value
+
+    return [fn(*map(fresh, args), **{k: fresh(v) for k, v in kwargs.items()})
+            for _ in range(repeat)]
+
+
 def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float) -> Outcome:
     """Run the answer in a helper thread of this process and wait at most `timeout` s; a
     thread still running then is abandoned (and interrupted until it stops)."""
@@ -274,8 +288,7 @@ def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float)
 
     def answer():
         try:
-            box["value"] = (fn(*args, **kwargs) if repeat is None
-                            else [fn(*args, **kwargs) for _ in range(repeat)])
+            box["value"] = repeated(fn, args, kwargs, repeat)
         except _TimeLimit:   # the watchdog stopping an abandoned answer
             pass
         except BaseException as exc:  # noqa: BLE001 - even SystemExit is only a wrong answer
@@ -296,8 +309,9 @@ def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float)
 
 
 def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
-    """Call the student's `fn(*args, **kwargs)` (or `repeat` times, returning a list),
-    turning every way it can go wrong into a diagnosis. The answer runs in its own thread
+    """Call the student's `fn(*args, **kwargs)` (or `repeat` times, returning a list; each
+    call gets its own copies of the array arguments), turning every way it can go wrong
+    into a diagnosis. The answer runs in its own thread
     (or, for a RemoteAnswer, its own process) for at most `seconds` (× TIME_SCALE) and never
     past an enclosing `time_limit`, whose `_TimeLimit` then propagates."""
     try:

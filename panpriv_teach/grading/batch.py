@@ -18,7 +18,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from panpriv_teach.grading.course import course_modules
+from panpriv_teach.grading.course import checker_modules, course_module
 from panpriv_teach.grading.notebook import ExerciseGrade, NotebookGrade, STATUSES, grade_notebook
 
 COPY = re.compile(r"^(?P<number>\d\d)_")
@@ -98,7 +98,7 @@ def grade_submissions(submissions, out, jobs: int | None = None, *, timeout=None
     if not submissions.is_dir():
         print(f"no submissions folder {str(submissions)!r}")
         return 2
-    modules = course_modules()
+    modules = checker_modules()
     students = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
     plans = {s.name: _plan(s, modules) for s in students}
     work = [(s, module, str(path)) for s, (notebooks, _) in plans.items() for module, path in notebooks]
@@ -113,7 +113,7 @@ def grade_submissions(submissions, out, jobs: int | None = None, *, timeout=None
                 results[student, module] = NotebookGrade(module, "", [ExerciseGrade(
                     e.number, e.title, "error", f"the grader failed on this notebook "
                                                 f"({type(exc).__name__}: {exc})")
-                    for e in modules[module].exercises])
+                    for e in course_module(module).exercises])
     return _write(out, plans, results)
 
 

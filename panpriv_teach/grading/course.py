@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,23 +46,27 @@ class Module:
     exercises: tuple     # of Exercise, in order
 
 
-def _checker_modules(root: Path) -> dict[str, str]:
+@functools.lru_cache(maxsize=None)
+def checker_modules(root: Path = ROOT) -> dict[str, str]:
+    """{"03_density_estimation": "panpriv_teach.exercises.density", ...} for every exercise
+    notebook of the course."""
     found = {}
     for folder in ("solutions", "exercises"):   # exercises/ wins where both exist
-        for path in sorted((root / folder).glob("*.ipynb")):
-            name = checker_module_name(nbformat.read(path, as_version=4))
+        for path in sorted((Path(root) / folder).glob("*.ipynb")):
+            nb = nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
+            name = checker_module_name(nb)
             if name:
                 found[path.stem] = name
-    return found
+    return dict(sorted(found.items()))
 
 
 @functools.lru_cache(maxsize=None)
-def course_modules(root: Path = ROOT) -> dict[str, Module]:
-    """{"03_density_estimation": Module(...), ...} for every exercise notebook of the course."""
-    modules = {}
-    for name, checker_module in sorted(_checker_modules(Path(root)).items()):
-        module = importlib.import_module(checker_module)
-        modules[name] = Module(name, checker_module, tuple(
-            Exercise(number, checker.title, checker.answer, tuple(checker.solved_by), checker)
-            for number, checker in exercises_of(module).items()))
-    return modules
+def course_module(name: str, root: Path = ROOT) -> Module | None:
+    """The Module of the exercise notebook `name` ("03_density_estimation"), or None."""
+    checker_module = checker_modules(root).get(name)
+    if checker_module is None:
+        return None
+    module = importlib.import_module(checker_module)
+    return Module(name, checker_module, tuple(
+        Exercise(number, checker.title, checker.answer, tuple(checker.solved_by), checker)
+        for number, checker in exercises_of(module).items()))

@@ -111,9 +111,10 @@ class _Reader(ast.NodeVisitor):
         self.note(self.resolve(node))
 
 
-def library_uses(sources: list[str], declared) -> dict[str, int]:
-    """{declared dotted name: index (into `sources`) of the first cell that uses it}."""
-    declared, aliases, first = set(declared), {"sys": "sys", "importlib": "importlib"}, {}
+def library_uses(sources: list[str], declared) -> dict[str, list[int]]:
+    """{declared dotted name: indices (into `sources`) of the cells that use it}. Names bound
+    in one cell (imports, assignments) are followed into the later cells."""
+    declared, aliases, found = set(declared), {"sys": "sys", "importlib": "importlib"}, {}
     if not declared:
         return {}
     for index, source in enumerate(sources):
@@ -123,5 +124,5 @@ def library_uses(sources: list[str], declared) -> dict[str, int]:
         reader = _Reader(declared, aliases)
         reader.visit(tree)
         for dotted in reader.found:
-            first.setdefault(dotted, index)
-    return first
+            found.setdefault(dotted, []).append(index)
+    return found

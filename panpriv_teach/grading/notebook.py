@@ -7,7 +7,9 @@ exercise's check call (`check.exercise_N_k(...)`, however the student edited or 
 the grader looks up the answer under the name the course gives it (the checker's parameter
 name, never the argument the student's cell passes) and runs the REAL checker on a proxy of
 it: each call of the answer goes to the worker. An answer that uses the library's own
-solution (the exercise's `solved_by`, found in the code or reached at run time) fails.
+solution (the exercise's `solved_by`) fails: found in the code of the exercise's own cells
+(those under its "Exercise N.k" heading; an import in a setup cell is not a use by itself),
+or reached at run time by any of the answer's calls, wherever the name was imported.
 
 When the worker dies or runs out of time, the current cell or exercise gets the diagnosis,
 and the grading goes on in a fresh worker that first re-runs the cells already run (a cell
@@ -25,7 +27,7 @@ import nbformat
 
 from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
 from panpriv_teach.grading import wire
-from panpriv_teach.grading.course import Module, course_modules
+from panpriv_teach.grading.course import Module, checker_modules, course_module
 from panpriv_teach.grading.library_uses import library_uses
 from panpriv_teach.grading.session import (MEMORY_LIMIT, AnswerProxy, Session, Worker,
                                            WorkerStopped, WorkerTimeout)
@@ -105,7 +107,8 @@ class _Grading:
                 (position for position, source in self.cells if called.search(_code(source))), None)
         declared = {d for e in module.exercises for d in e.solved_by}
         uses = library_uses([source for _, source in self.cells], declared)
-        self.static_uses = {d: self.cells[i][0] for d, i in uses.items()}
+        self.static_uses = {(d, self.section.get(self.cells[i][0])): self.cells[i][0]
+                            for d, cells in uses.items() for i in reversed(cells)}
         self.worker: Worker | None = None
         self.ran: list = []          # (position, source) of the cells run so far, not skipped
         self.errors: list = []       # (position, section, message)
@@ -194,10 +197,11 @@ class _Grading:
                 diagnosis = "\n".join(earlier + ([f"then {diagnosis}"] if diagnosis else []))
             return ExerciseGrade(exercise.number, exercise.title, status, diagnosis, position)
 
-        used = [d for d in exercise.solved_by if d in self.static_uses]
+        used = [d for d in exercise.solved_by if (d, exercise.number) in self.static_uses]
         if used:
-            return grade("failed", f"uses {used[0]} (cell {self.static_uses[used[0]]}), which is "
-                                   "what this exercise asks you to write: write it yourself.")
+            cell = self.static_uses[used[0], exercise.number]
+            return grade("failed", f"uses {used[0]} (cell {cell}), which is what this exercise "
+                                   "asks you to write: write it yourself.")
         worker = self._start()
         try:
             worker.request(("lookup", exercise.answer))
@@ -247,10 +251,9 @@ def grade_notebook(path, *, timeout: float | None = None,
     Never raises for a bad notebook: an unreadable file makes every exercise "error", an
     unknown module gives no results and a problem."""
     path = Path(path)
-    modules = course_modules()
-    module = modules.get(path.stem)
+    module = course_module(path.stem)
     if module is None:
-        known = ", ".join(f"{name}.ipynb" for name in modules)
+        known = ", ".join(f"{name}.ipynb" for name in checker_modules())
         return NotebookGrade(path.stem, str(path), [], [
             f"{path.name} is not an exercise notebook of this course (they are: {known})"])
     try:

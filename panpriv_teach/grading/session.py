@@ -249,8 +249,9 @@ class Session:
             self.worker.kill()   # interrupted mid-request: the worker's state is unknown
             raise
         try:
-            _, encoded, reached, states, back = message
-            kind, value, error, text, where = wire.decode(encoded, generator)
+            _, kind, value, error, text, where, reached, states, back = message
+            value = wire.decode(value, generator)
+            kind, error, text, where = (str(wire.decode(v)) for v in (kind, error, text, where))
             reached = [str(r) for r in wire.decode(reached)]
             states = wire.decode(states)
         except (ValueError, TypeError, wire.WireError):
@@ -269,7 +270,7 @@ class Session:
             return Outcome("died", message=(
                 f"returned an object of type {foreign.type_name}: return plain data (numbers, "
                 "strings, lists, tuples, dicts, sets, numpy arrays, Fractions).")), reached
-        return Outcome(str(kind), value, str(error), str(text), str(where)), reached
+        return Outcome(kind, value, error, text, where), reached
 
     def _serve(self, target, args, kwargs) -> None:
         try:

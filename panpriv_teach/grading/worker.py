@@ -24,7 +24,7 @@ REACHED: set[str] = set()   # solved_by functions reached during the current cal
 
 def _claim_stdio():
     """The protocol's streams (the original stdin/stdout); fd 0 and 1 then lead nowhere."""
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -135,8 +135,14 @@ class Worker:
 
     # -------------------------------------------------------------- messages
     def send(self, *message) -> None:
-        """Send a list of parts, each encoded (the grader decodes each part by itself)."""
-        parts = [self.wire.encode(part, self._extra) for part in message]
+        """Send a list of parts, each encoded (the grader decodes each part by itself); a
+        part that cannot be encoded (too deep, a cycle) goes as the name of its type."""
+        parts = []
+        for part in message:
+            try:
+                parts.append(self.wire.encode(part, self._extra))
+            except (RecursionError, ValueError, TypeError, MemoryError):
+                parts.append({"x": f"{type(part).__name__} (too deeply nested to send)"})
         self.wire.write_message(self.proto_out, self.wire.dump_data(parts))
 
     def receive(self):
@@ -200,12 +206,11 @@ class Worker:
             self.send("lookup", "value", value)
 
     def do_call(self, name, args, kwargs, repeat, watch) -> None:
-        from panpriv_teach.exercises.harness import Outcome, outcome_of_exception
+        from panpriv_teach.exercises.harness import Outcome, outcome_of_exception, repeated
         fn = self.shell.user_ns.get(name)
         REACHED.clear()
         try:
-            value = fn(*args, **kwargs) if repeat is None else [fn(*args, **kwargs)
-                                                                 for _ in range(repeat)]
+            value = repeated(fn, args, kwargs, repeat)
             outcome = Outcome("returned", value)
         except BaseException as exc:  # noqa: BLE001 - even SystemExit is only a wrong answer
             outcome = outcome_of_exception(exc)
@@ -214,7 +219,7 @@ class Worker:
         states = {key: g.bit_generator.state for key, g in self.rngs.items()}
         back = ([v if _writable(v) else None for v in args],
                 {k: v for k, v in kwargs.items() if _writable(v)})
-        self.send("outcome", tuple(outcome), reached, states, back)
+        self.send("outcome", *outcome, reached, states, back)
         self.rngs.clear()
         self.callbacks.clear()
 
@@ -241,8 +246,10 @@ def _builtin_exception(name: str) -> type:
 
 
 def _is_library_object(value) -> bool:
+    """An object of a library class (the algorithms), whose attributes the grader copies back."""
     module = getattr(type(value), "__module__", "") or ""
-    return (module.startswith("panpriv_teach.") and not module.startswith("panpriv_teach.exercises")
+    return (module.startswith("panpriv_teach.")
+            and not module.startswith(("panpriv_teach.exercises", "panpriv_teach.grading"))
             and hasattr(value, "__dict__") and not isinstance(value, type))
 
 
@@ -259,6 +266,8 @@ def _text(exc: BaseException) -> str:
 
 
 def main() -> None:
+    if os.environ.get("PANPRIV_WORKER_LOG"):   # for debugging the grader: the worker's stderr
+        sys.stderr = open(os.environ["PANPRIV_WORKER_LOG"], "a", buffering=1)
     proto_in, proto_out = _claim_stdio()
     from panpriv_teach.grading import wire
     setup = wire.load_from_grader(wire.read_message(proto_in, limit=2**62))

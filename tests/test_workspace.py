@@ -434,3 +434,28 @@ def test_make_lab_shows_the_welcome_lecture_and_no_news_popup(lab, tmp_path):
     title, toasts = toasts_after_opening(f"http://127.0.0.1:{port}/?token={token}",
                                          tmp_path / "profile")
     assert "00_welcome" in title and toasts == []
+
+
+# ---------------------------------------------------------------- commands in the docs
+
+SHELL_BLOCK = re.compile(r"```(?:bash|sh|console)\n(.*?)```", re.DOTALL)
+FRESH_TERMINAL_STARTS = ("make ", ".venv/bin/", "conda ", "docker ", "cd ", "source ", "git ")
+
+
+@pytest.mark.parametrize("doc", ["README.md", "course/instructor_guide.md"])
+def test_every_shell_command_in_the_docs_runs_from_a_fresh_terminal(doc):
+    """Commands to type in a shell start with make, .venv/bin/... (or conda, docker, ...):
+    a bare `python -m panpriv_teach` or `pytest` fails in a fresh terminal, where .venv is
+    not on PATH. (The make targets and .venv/bin commands themselves are run by the tests
+    above and in test_pipeline.py, test_release.py, test_nbgrader.py.)"""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    lines, continued = [], False
+    for block in SHELL_BLOCK.findall(text):
+        for line in block.splitlines():
+            command = line.split("#", 1)[0].strip()
+            if command and not continued:
+                lines.append(command)
+            continued = command.endswith("\\")
+    assert lines, f"no shell commands in {doc}"
+    bare = [line for line in lines if not line.startswith(FRESH_TERMINAL_STARTS)]
+    assert bare == [], f"{doc}: commands that fail in a fresh terminal: {bare}"

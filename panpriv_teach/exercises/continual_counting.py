@@ -163,8 +163,7 @@ def _diagnose(cases, answers, right, wrong, hints, describe, generic):
 
 
 @exercise("4.3", "Cum's noise scale from its sensitivity",
-          solved_by=("panpriv_teach.counters.tree_levels",
-                     "panpriv_teach.counters.nodes_containing"))
+          solved_by=("panpriv_teach.counters.nodes_containing",))
 def exercise_4_3(cum_noise_scale):
     cases = [(T, epsilon) for epsilon in (0.5, 2.0) for T in _SCALE_SIZES]
     answers = [as_real(call(cum_noise_scale, T, e), f"cum_noise_scale({T}, {e})")

@@ -8,6 +8,7 @@ folder as .ipynb, beside its checker module tests/fixtures/demo_checks.py. Kerne
 are shared through module-scoped fixtures (each costs 1-2 s).
 """
 import copy
+import csv
 import re
 import shutil
 import subprocess
@@ -324,6 +325,13 @@ def commands(tmp_path_factory):
                for name, path in paths.items()}
     started.update({f"nbval {name}": run(*lax, path.name, cwd=path.parent)
                     for name, path in paths.items()})
+    for student, name in (("ada", "solution"), ("bob", "exercise")):
+        (folder / "submissions" / student).mkdir(parents=True)
+        shutil.copy(paths[name], folder / "submissions" / student)
+    started["grade"] = run("-m", "panpriv_teach", "grade", "submissions", "--out", "grades",
+                           "--jobs", "2", cwd=folder)
+    started["grade nothing"] = run("-m", "panpriv_teach", "grade", "nowhere", "--out", "g",
+                                   cwd=folder)
     started["check no file"] = run("-m", "panpriv_teach", "check", "nope.ipynb", cwd=folder)
     started["check nothing"] = run("-m", "panpriv_teach", "check", cwd=folder)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in paths.values()}
@@ -331,7 +339,22 @@ def commands(tmp_path_factory):
     done = {name: (code, out, err) for name, (out, err, code) in done.items()}
     done["unchanged"] = all((p.read_bytes(), p.stat().st_mtime_ns) == b for p, b in before.items())
     done["exercises"] = len(_CHECK_CALL.findall("\n".join(c.source for c in solution.cells)))
+    done["folder"] = folder
     return done
+
+
+def test_grade_writes_the_gradebook_and_feedback(commands):
+    code, out, err = commands["grade"]
+    assert code == 0, out + err
+    grades = commands["folder"] / "grades"
+    with open(grades / "grades.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    n = commands["exercises"]
+    assert [(r["student"], r["status"]) for r in rows] == \
+        [("ada", "passed")] * n + [("bob", "not attempted")] * n
+    assert (grades / "feedback" / "ada.md").is_file() and (grades / "grades.json").is_file()
+    code, out, err = commands["grade nothing"]
+    assert code == 2 and "no submissions folder 'nowhere'" in err
 
 
 def test_check_passes_the_solution_and_exits_0(commands):

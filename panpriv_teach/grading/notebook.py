@@ -186,8 +186,9 @@ class _Grading:
                 f"the check cell `check.{exercise.function}({exercise.answer})` is missing: put "
                 "it back right after your answer")
             results.append(grade)
-        problems = self.problems + [message for _, section, message in self.errors
-                                    if section is None]
+        problems = self.problems + [  # errors outside every exercise, or after its check
+            message for position, section, message in self.errors
+            if section is None or (self.checks.get(section) or 0) < position]
         return NotebookGrade(self.module.name, str(self.path), results, problems)
 
     def _grade(self, exercise, position: int) -> ExerciseGrade:

@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("check", help=text, description=text)
     sub.add_argument("notebooks", nargs="*", metavar="NB")
     sub.add_argument("--timeout", type=float, default=None, metavar="S",
-                     help="seconds allowed per notebook (default: the grader's)")
+                     help="seconds any one code cell may run (default: the grader's)")
 
     text = "copy each exercises/NN_topic.ipynb to my_work/ unless it is there already"
     commands.add_parser("workspace", help=text, description=text)

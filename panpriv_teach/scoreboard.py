@@ -70,9 +70,9 @@ def _graded(paths: list, timeout, jobs):
 
 def progress(course=".", timeout=None, out=print, jobs=None) -> bool:
     """Grade every my_work/NN_topic.ipynb of the course (`jobs` at once, default: the
-    number of cores; printing each scoreboard in module order), then a table of all
-    modules, with those not started yet; True when every module is started and all its
-    exercises pass."""
+    number of cores), print the scoreboard of each module begun but not passed (module
+    order), then a table of all modules, with those not started yet; True when every
+    module is started and all its exercises pass."""
     course = Path(course)
     names = modules(course)
     started = [n for n in names if (course / WORK_DIR / f"{n}.ipynb").is_file()]
@@ -81,7 +81,9 @@ def progress(course=".", timeout=None, out=print, jobs=None) -> bool:
     done = {}
     for name, path, grade in zip(started, paths, _graded(paths, timeout, jobs)):
         done[name] = grade
-        out(render(grade, path.relative_to(course)) + "\n")
+        begun = grade.problems or any(r.status != "not attempted" for r in grade.results)
+        if begun and not all_passed(grade):       # the details that need the student
+            out(render(grade, path.relative_to(course)) + "\n")
     out("Your progress")
     for name in names:
         if name in done:

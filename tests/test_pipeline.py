@@ -468,6 +468,8 @@ def test_progress_lists_every_module_and_those_not_started(tmp_path, monkeypatch
     monkeypatch.setattr(scoreboard, "_grade", lambda path, timeout: grades[Path(path).stem])
     lines = []
     assert scoreboard.progress(tmp_path, out=lines.append, jobs=1) is False
+    assert lines[0].startswith("my_work/02_b.ipynb\n") and "2.2" in lines[0]   # only 02 begun
+    assert lines[1] == "Your progress"
     table = "\n".join(lines[lines.index("Your progress"):])
     assert re.search(r"01_a +1 of 1 exercises passed\n", table)
     assert re.search(r"02_b +1 of 2 exercises passed \(error: 2\.2\)\n", table)

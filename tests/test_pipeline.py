@@ -314,15 +314,17 @@ def commands(tmp_path_factory):
     solution = with_summary(read(ROOT / "solutions" / f"{MODULE}.ipynb"))
     deleted = copy.deepcopy(solution)
     del deleted.cells[cell_with(deleted, "check.exercise_1_3(")]
+    unsummed = copy.deepcopy(deleted)
+    del unsummed.cells[cell_with(unsummed, "check.summary()")]
     paths = {}
-    for name, nb in (("solution", solution), ("deleted", deleted),
+    for name, nb in (("solution", solution), ("deleted", deleted), ("unsummed", unsummed),
                      ("exercise", make_exercise_notebook(solution))):
         (folder / name).mkdir()
         paths[name] = folder / name / f"{MODULE}.ipynb"
         paths[name].write_text(dumps(nb), encoding="utf-8")
     lax = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval-lax"]
     started = {f"check {name}": run("-m", "panpriv_teach", "check", str(path), cwd=folder)
-               for name, path in paths.items()}
+               for name, path in paths.items() if name != "unsummed"}
     started.update({f"nbval {name}": run(*lax, path.name, cwd=path.parent)
                     for name, path in paths.items()})
     for student, name in (("ada", "solution"), ("bob", "exercise")):
@@ -392,6 +394,13 @@ def test_nbval_and_the_scoreboard_agree_when_a_check_cell_is_deleted(commands):
     code, out, err = commands["nbval deleted"]
     assert code == 1 and "1 failed" in out, out + err
     assert re.search(r"1\.3\b.*(never checked|not checked|missing)", out), out
+
+
+def test_without_its_summary_cell_nbval_misses_a_deleted_check_cell(commands):
+    """The one difference README states: delete the summary cell too, and nbval passes
+    (no cell raises) while the scoreboard still reports 1.3 missing (previous test)."""
+    code, out, err = commands["nbval unsummed"]
+    assert code == 0, out + err
 
 
 def test_main_help_and_usage_errors(capsys):

@@ -1,0 +1,167 @@
+"""Benchmark: grading a class with integrity, against merely executing its notebooks.
+
+A class of STUDENTS students (default 60) each hands in the 7 exercise notebooks. Each
+student-notebook is one of five kinds, in turn (student i, module j → kind (i + j) mod 5),
+generated from solutions/ and exercises/:
+- correct: the solution notebook's answers (solution-only cells dropped, as in exercises/);
+- wrong: every answer block replaced by `return 0`;
+- broken: every answer block replaced by `return undefined_name` (a NameError), plus a cell
+  with a SyntaxError;
+- endless: the correct notebook, but the first exercise's answer never returns;
+- cheating: the exercise notebook's stubs, each check cell wrapped in try/except that prints
+  the pass line, and the checker module's exercise_N_k replaced by a lambda first.
+
+Measured in the same run, on the same submissions, each with JOBS parallel jobs:
+- grading: `panpriv_teach.grading.grade_submissions(SUBMISSIONS, OUT, jobs=JOBS)`, which
+  runs each notebook in a worker process and the real checkers in the grader, and writes
+  grades.csv, grades.json and the feedback files;
+- baseline: executing every notebook with nbclient (`panpriv_teach.notebooks.execute_copy`,
+  a fresh kernel per notebook, errors allowed, as a check command would), JOBS at a time.
+Printed: both wall times, the ratio grading / baseline (target: <= 2), the time per notebook,
+and whether every kind got the statuses it should (correct → all passed; endless → the
+never-ending exercise failed (and those whose answers call it), the others passed; wrong,
+broken, cheating → none passed).
+
+Run: .venv/bin/python benchmarks/bench_grading.py [--students N] [--jobs J]
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+from panpriv_teach.grading import grade_submissions
+from panpriv_teach.notebooks import SOLUTION_ONLY, _replace_blocks, execute_copy
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = ("correct", "wrong", "broken", "endless", "cheating")
+TARGET = 2.0
+
+
+def _answers_replaced(solution, body) -> nbformat.NotebookNode:
+    """The solution notebook without its solution-only cells, each answer block replaced by
+    `body(indent, number)` (None keeps the block)."""
+    nb = copy.deepcopy(solution)
+    nb.cells = [c for c in nb.cells if SOLUTION_ONLY not in c.metadata.get("tags", [])]
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
+            lines = cell.source.split("\n")
+            begin = next(i for i, line in enumerate(lines) if line.strip() == "### BEGIN SOLUTION")
+            end = next(i for i, line in enumerate(lines) if line.strip() == "### END SOLUTION")
+            indent = lines[begin][:len(lines[begin]) - len(lines[begin].lstrip())]
+            replacement = body(indent, index)
+            if replacement is not None:
+                cell.source = _replace_blocks(cell.source, index, lambda *_: replacement)
+            else:
+                cell.source = "\n".join(lines[:begin] + lines[begin + 1:end] + lines[end + 1:])
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def variants(module: str) -> dict:
+    solution = nbformat.read(ROOT / "solutions" / f"{module}.ipynb", as_version=4)
+    exercise = nbformat.read(ROOT / "exercises" / f"{module}.ipynb", as_version=4)
+    first = []
+
+    def endless(indent, index):
+        if first and first[0] != index:
+            return None
+        first.append(index)
+        return f"{indent}while True:\n{indent}    pass"
+
+    broken = _answers_replaced(solution, lambda indent, _: f"{indent}return undefined_name")
+    broken.cells.insert(2, nbformat.v4.new_code_cell("def oops(:\n    pass"))
+    cheating = copy.deepcopy(exercise)
+    for cell in cheating.cells:
+        if cell.cell_type == "code" and "check.exercise_" in cell.source:
+            call = cell.source.strip()
+            function = call.split("(")[0]
+            cell.source = (f"{function} = lambda *a, **k: print('✓ passed')\n"
+                           f"try:\n    {call}\nexcept Exception:\n    print('✓ passed')")
+    return {"correct": _answers_replaced(solution, lambda *_: None),
+            "wrong": _answers_replaced(solution, lambda indent, _: f"{indent}return 0"),
+            "broken": broken, "endless": _answers_replaced(solution, endless),
+            "cheating": cheating}
+
+
+def make_class(folder: Path, students: int) -> dict:
+    """Write the submissions; {(student, module): kind}."""
+    modules = sorted(p.stem for p in (ROOT / "solutions").glob("0*.ipynb"))
+    made = {module: variants(module) for module in modules}
+    kinds = {}
+    for i in range(students):
+        student = f"student{i:02d}"
+        (folder / student).mkdir(parents=True)
+        for j, module in enumerate(modules):
+            kind = KINDS[(i + j) % len(KINDS)]
+            nbformat.write(made[module][kind], folder / student / f"{module}.ipynb")
+            kinds[student, module] = kind
+    return kinds
+
+
+def baseline(paths: list, jobs: int) -> float:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(lambda p: execute_copy(p, timeout=120), paths))
+    return time.perf_counter() - start
+
+
+def check_statuses(out: Path, kinds: dict) -> list:
+    """Problems: a notebook whose statuses do not fit its kind (see the module docstring)."""
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    modules = {m: m[:2].lstrip("0") for _, m in kinds}
+    problems = []
+    for (student, module), kind in kinds.items():
+        got = Counter(r["status"] for r in rows if r["student"] == student
+                      and r["exercise"].split(".")[0] == modules[module])
+        if kind == "correct" and set(got) != {"passed"}:
+            problems.append(f"{student} {module} (correct): {dict(got)}")
+        if kind == "endless" and (not got["failed"] or got["passed"] == sum(got.values())):
+            problems.append(f"{student} {module} (endless): {dict(got)}")
+        if kind in ("wrong", "broken", "cheating") and got["passed"]:
+            problems.append(f"{student} {module} ({kind}): {dict(got)}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=60)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        subs, out = Path(tmp) / "submissions", Path(tmp) / "out"
+        kinds = make_class(subs, args.students)
+        n = len(kinds)
+        print(f"{args.students} students x 7 notebooks = {n} notebooks "
+              f"({', '.join(f'{k}: {c}' for k, c in Counter(kinds.values()).items())}), "
+              f"{args.jobs} jobs, {os.cpu_count()} cores")
+        start = time.perf_counter()
+        code = grade_submissions(subs, out, jobs=args.jobs)
+        graded = time.perf_counter() - start
+        executed = baseline(sorted(subs.glob("*/*.ipynb")), args.jobs)
+        problems = check_statuses(out, kinds)
+    ratio = graded / executed
+    print(f"grading (grade_submissions):   {graded:8.1f} s  ({graded / n:.2f} s per notebook)")
+    print(f"baseline (nbclient execution): {executed:8.1f} s  ({executed / n:.2f} s per notebook)")
+    print(f"ratio grading / baseline: {ratio:.2f} (target <= {TARGET:g}): "
+          f"{'met' if ratio <= TARGET else 'NOT met'}")
+    for problem in problems:
+        print(f"! unexpected statuses: {problem}")
+    print(f"statuses as expected for every kind: {'yes' if not problems else 'NO'}; "
+          f"grade_submissions exit code {code}")
+    return 0 if ratio <= TARGET and not problems and code == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,6 +1,6 @@
 """Measuring privacy loss: the exact ε of a small discrete mechanism on one pair of inputs,
 an honest lower confidence bound on ε from samples (in the style of DP-Sniper), and an audit
-of pan-privacy against one intrusion (Roth's notes, seed 003, Defs 2-3).
+of pan-privacy against one intrusion (Roth's notes, Roth 2011, Defs 2-3).
 
 A lower bound can show that a mechanism is NOT ε-private; it can never prove that it is.
 """
@@ -327,7 +327,7 @@ def audit_pan_privacy(make_algorithm, stream_a, stream_b, intrusion_time, n_runs
                       features=None, *, confidence=0.95, rng=None) -> AuditResult:
     """A lower confidence bound on the ε of pan-privacy against one intrusion at `intrusion_time`.
 
-    Seed 003, Def 3: M is ε-pan-private against one intrusion if, for every i, the pair
+    Roth 2011, Def 3: M is ε-pan-private against one intrusion if, for every i, the pair
     (state after σ[:i], final output) is ε-DP. For each run, `alg = make_algorithm(rng_i)`
     (rng_i an independent child of `rng`) processes stream[:intrusion_time], an intruder copies
     `alg.state()`, the algorithm processes the rest, and `alg.output()` is released;

@@ -2,8 +2,8 @@
 bits of Fig 1 drives an event-level counter through biased coins (Dwork 2010, §7, Fig 3,
 Claim 7.1, Thm 7.1).
 
-Seeds: Dwork 2010 (000) §7; §4 for D0, D1 and the table; §5 for blank steps; §6 and
-004 §3 for the counters it plugs in.
+Sources: Dwork 2010, §7; §4 for D0, D1 and the table; §5 for blank steps; §6 and
+Dwork–Roth notes, §3 for the counters it plugs in.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ MAX_EPSILON = math.sqrt(2) - 1     # D+ = 1/2 + eps + eps^2/2 <= 1 needs eps <= 
 
 def max_epsilon() -> float:
     """The largest epsilon for which D+ (P(1) = 1/2 + eps + eps^2/2) is a distribution:
-    sqrt(2) - 1 ≈ 0.414 (the seed states no condition)."""
+    sqrt(2) - 1 ≈ 0.414 (Dwork 2010 states no condition)."""
     return MAX_EPSILON
 
 
@@ -70,7 +70,7 @@ class ContinualDensityEstimator(StreamAlgorithm):
     """The density d_t = |{x ∈ X : x appears in x_1..x_t}| / |X| of a stream over
     X = {0, .., N-1} (BLANK = -1 means "nothing happened"), released at every step t.
 
-    Algorithm (Fig 3, the seed's names): a sample M of m representatives and a table of
+    Algorithm (Fig 3, Dwork 2010's names): a sample M of m representatives and a table of
     bits b_x ~ D0 (Fig 1); an event-level counter fed with y_t ∈ {0, 1}: y_t ~ D0 if x_t is
     blank or not in M, y_t ~ D+ (P(1) = 1/2 + eps + eps^2/2) if x_t ∈ M and b_x = 0,
     y_t ~ D- (P(1) = 1/2 - eps + eps^2/2) if b_x = 1; then b_x is redrawn from D1
@@ -85,9 +85,9 @@ class ContinualDensityEstimator(StreamAlgorithm):
     often the user comes, one significant event), so the counter's event-level privacy
     covers it (two events when the replacement x' is also in M): O(eps) user-level
     pan-privacy, Thm 7.1. What "pan-private" means is the counter's: with
-    `CascadingBuffersCounter` (Fig 2, Cor 6.1, the seed's choice) one intrusion at any time
+    `CascadingBuffersCounter` (Fig 2, Cor 6.1, Dwork 2010's choice) one intrusion at any time
     plus all releases; with the default `PanPrivateTreeCounter` (PPCum) pan-privacy for the
-    past (004 Def 6: releases up to the intrusion and the memory; the system halts when an
+    past (Dwork–Roth notes, Def 6: releases up to the intrusion and the memory; the system halts when an
     intrusion is found). The counter's epsilon is `epsilon` unless a counter is given.
     Accuracy (Thm 7.1: O((sqrt t + alpha)/eps^2) on the count scale): Var(release - d_t) =
     d(1-d)/m (N-m)/(N-1) + [t/4 - k eps^4/4 + Var(counter)] / (m eps^2/2)^2 with
@@ -95,8 +95,8 @@ class ContinualDensityEstimator(StreamAlgorithm):
     With PPCum (or any unbiased counter) the release is unbiased; the cascading buffers
     counter holds back the ones waiting in its buffers, so its release is biased low.
     As in `DensityEstimator`, the source of fresh coins is not part of the state (the
-    seeds' model); a deployment would draw them from a source an intruder cannot rewind.
-    Seed: Dwork 2010, §7, Fig 3, Claim 7.1, Thm 7.1.
+    sources' model); a deployment would draw them from a source an intruder cannot rewind.
+    Source: Dwork 2010, §7, Fig 3, Claim 7.1, Thm 7.1.
     Corrections:
     - Output scale. Fig 3 releases (ocount - t/2)/(eps^2/2), the proof sketch
       (ocount - t/2)/eps^2: they differ by a factor of 2. From Claim 7.1,
@@ -166,7 +166,7 @@ class ContinualDensityEstimator(StreamAlgorithm):
         """Fig 3, one step: x_t (an element or BLANK); returns the density estimate at t."""
         if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
             raise TypeError(f"x must be an integer element of [0, {self.universe_size - 1}] or "
-                            f"BLANK = -1 (nothing happened, Dwork 2010 §7); got {type(x).__name__} {x!r}")
+                            f"BLANK = -1 (nothing happened, Dwork 2010, §7); got {type(x).__name__} {x!r}")
         x = require_int("x", x, low=BLANK, high=self.universe_size - 1,
                         note="an element of the universe, or BLANK = -1 (nothing happened)")
         self._check_room(1)

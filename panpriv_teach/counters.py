@@ -1,20 +1,20 @@
 """Counters under continual observation: at every step t, release an estimate of the number
 of ones among x_1, ..., x_t of a 0/1 stream, privately with respect to each single event.
 
-Seeds: lecture notes 004 §2 (the binary tree mechanism Cum, Thms 3-5, the Omega(log n) lower
-bound) and Dwork 2010 (000) §5-6 (adjacency with time, the simple solution, the cascading
+Sources: Dwork–Roth notes, §2 (the binary tree mechanism Cum, Thms 3-5, the Omega(log n) lower
+bound) and Dwork 2010, §5-6 (adjacency with time, the simple solution, the cascading
 buffers counter of Fig. 2, Thm 6.1, Claims 6.1-6.2, Cor 6.1). Comparison baselines beyond
-the seeds (Honaker's re-weighted tree, the square-root factorization) live in
-`panpriv_teach.counters_baselines`, PPCum (004 §3) in `panpriv_teach.ppcum`; both are
+the course's sources (Honaker's re-weighted tree, the square-root factorization) live in
+`panpriv_teach.counters_baselines`, PPCum (Dwork–Roth notes, §3) in `panpriv_teach.ppcum`; both are
 re-exported here.
 
-Neighbouring streams (000 §5 with |T| = 1, `streams.event_neighbours`): two streams of the
-same length that differ in one time step. Times are 1-based as in the seeds: x_t is the
+Neighbouring streams (Dwork 2010, §5 with |T| = 1, `streams.event_neighbours`): two streams of the
+same length that differ in one time step. Times are 1-based as in the sources: x_t is the
 t-th element, stream[t - 1].
 
 The dyadic tree is described once, by small public functions (`tree_levels`, `tree_nodes`,
 `dyadic_intervals`, `nodes_containing`, `decomposition_sizes`, `node_level`), for Cum,
-Honaker's estimator and PPCum (004 §3). A node is a pair (s, e): the interval
+Honaker's estimator and PPCum (Dwork–Roth notes, §3). A node is a pair (s, e): the interval
 {s, s + 1, ..., e} of time steps, with e - s + 1 a power of two and s - 1 a multiple of it.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ __all__ = ["as_bit", "as_bit_stream", "check_horizon", "FixedHorizonCounter", "t
 
 _LAZY = {"HonakerTreeCounter": "counters_baselines", "SqrtFactorizationCounter": "counters_baselines",
          "analytic_gaussian_sigma": "counters_baselines",
-         "PanPrivateTreeCounter": "ppcum"}   # module 05 (004 §3), built on the helpers below
+         "PanPrivateTreeCounter": "ppcum"}   # module 05 (Dwork–Roth notes, §3), built on the helpers below
 
 
 def __getattr__(name):
@@ -93,7 +93,7 @@ def check_horizon(T) -> int:
 
 
 # ----------------------------------------------------------------------------------------
-# The dyadic tree (004 §2), shared with PPCum (004 §3)
+# The dyadic tree (Dwork–Roth notes, §2), shared with PPCum (Dwork–Roth notes, §3)
 # ----------------------------------------------------------------------------------------
 
 def tree_levels(T) -> int:
@@ -128,7 +128,7 @@ def tree_nodes(T) -> list:
     then left to right. For T a power of two, the 2T - 2 nodes of the full tree minus the root.
 
     A node may end after T when T is not a power of two (e.g. (5, 8) for T = 5): Cum never
-    completes it, PPCum uses its noise (004 §3: "for each node I of T except the root").
+    completes it, PPCum uses its noise (Dwork–Roth notes, §3: "for each node I of T except the root").
     """
     L = tree_levels(T)
     return [(m * 2**j + 1, (m + 1) * 2**j) for j in range(L) for m in range(-(-T // 2**j))]
@@ -137,7 +137,7 @@ def tree_nodes(T) -> list:
 def dyadic_intervals(t, T) -> list:
     """The nodes whose disjoint union is [1, t], left to right (largest first).
 
-    004 §2: "Follow the leftmost path until you reach the first interval contained in [1, t],
+    Dwork–Roth notes, §2: "Follow the leftmost path until you reach the first interval contained in [1, t],
     take this interval, then recurse on the subtree rooted by its sibling": one node per
     1-bit of t (the node of level j ends at the prefix of t's bits down to bit j). The one
     exception is t = T = 2^L, whose rule would take the root: we take the root's two
@@ -158,7 +158,7 @@ def dyadic_intervals(t, T) -> list:
 
 def nodes_containing(i, T) -> list:
     """The L noisy nodes that contain time step i, from its leaf {i} up to level L - 1 (the
-    ancestors of leaf i, without the root; 004 §3's "I: t in I")."""
+    ancestors of leaf i, without the root; Dwork–Roth notes, §3's "I: t in I")."""
     L = tree_levels(T)
     i = require_int("i", i, low=1, high=T, note=f"a time step of a stream of length T = {T}")
     return [(((i - 1) >> j << j) + 1, ((i - 1) >> j << j) + 2**j) for j in range(L)]
@@ -237,7 +237,7 @@ def _ones_through(k, t0: int, held: dict, cumulative: np.ndarray) -> np.ndarray:
     return out
 
 # ----------------------------------------------------------------------------------------
-# The simple solution (000 §6)
+# The simple solution (Dwork 2010, §6)
 # ----------------------------------------------------------------------------------------
 
 class FixedHorizonCounter(ContinualCounter):
@@ -270,7 +270,7 @@ class SimpleCounter(ContinualCounter):
     Estimates: n_t = x_1 + ... + x_t at every step t.
     mechanism="laplace" (the default): at step t add x_t + Lap(1/epsilon) to the output, so
     release_t = n_t + Y_1 + ... + Y_t with Y_s i.i.d. Lap(1/epsilon).
-    mechanism="randomized_response" (000 §6's variant with the bits of §4): at step t draw
+    mechanism="randomized_response" (Dwork 2010, §6's variant with the bits of §4): at step t draw
     y_t from D_0 = Bernoulli(1/2) if x_t = 0 and D_1 = Bernoulli(1/2 + bias) if x_t = 1, keep
     the running sum of the y's and release the unbiased estimate (y_1 + ... + y_t - t/2) / bias.
 
@@ -279,20 +279,20 @@ class SimpleCounter(ContinualCounter):
     noisy term, used once; the state is the running sum of noisy terms, already public.
     For randomized response the exact privacy is ln max(P(y | x = 1)/P(y | x = 0), ...) =
     -ln(1 - 2 bias) (the outcome y = 0: (1/2)/(1/2 - bias)); `epsilon` given, bias =
-    (1 - e^-epsilon)/2; `bias` given, epsilon = -ln(1 - 2 bias). The seed's D_1 of §4 has
+    (1 - e^-epsilon)/2; `bias` given, epsilon = -ln(1 - 2 bias). Dwork 2010's D_1 of §4 has
     bias = epsilon/4, hence privacy -ln(1 - epsilon/2), about epsilon/2.
     Accuracy: unbiased; the error at t is a sum of t independent terms, so
     Var = 2t/epsilon^2 (Laplace) and t/(4 bias^2) - n_t (randomized response), both about
-    t/epsilon^2 up to a constant: the seed's "O(sqrt(t)/epsilon)" is this standard deviation,
+    t/epsilon^2 up to a constant: Dwork 2010's "O(sqrt(t)/epsilon)" is this standard deviation,
     sqrt(2t)/epsilon, and by the central limit theorem the error is about Gaussian with it
     for large t (`variance`). The error does not depend on the number of ones: on a sparse
     stream (n_t << sqrt(t)/epsilon) the count is drowned in noise.
-    Seed: Dwork 2010, §6, "A Simple Solution".
+    Source: Dwork 2010, §6, "A Simple Solution".
     """
 
     def __init__(self, epsilon=None, rng=None, *, mechanism="laplace", bias=None):
         if mechanism not in ("laplace", "randomized_response"):
-            raise ValueError("mechanism must be 'laplace' or 'randomized_response' (000 §6's two "
+            raise ValueError("mechanism must be 'laplace' or 'randomized_response' (Dwork 2010, §6's two "
                              f"simple solutions); got {mechanism!r}")
         self.mechanism = mechanism
         if mechanism == "laplace":
@@ -371,7 +371,7 @@ class SimpleCounter(ContinualCounter):
 
 
 # ----------------------------------------------------------------------------------------
-# The binary tree mechanism Cum (004 §2)
+# The binary tree mechanism Cum (Dwork–Roth notes, §2)
 # ----------------------------------------------------------------------------------------
 
 def _laplace_sum_tail(lam, m, b):
@@ -385,7 +385,7 @@ def _laplace_sum_tail(lam, m, b):
 
 
 class BinaryTreeCounter(FixedHorizonCounter):
-    """Cum, the binary tree mechanism (lecture notes 004, §2).
+    """Cum, the binary tree mechanism (Dwork–Roth notes, §2).
 
     Estimates: q_t = x_1 + ... + x_t at every step t = 1..T, online.
     Mechanism: every node I of the dyadic tree below the root (L = `tree_levels(T)` =
@@ -393,15 +393,15 @@ class BinaryTreeCounter(FixedHorizonCounter):
     release t = sum of X_I over `dyadic_intervals(t, T)` (at most L nodes, 2 for T = 2;
     all complete at t).
     Privacy: epsilon-DP for all T releases together, event-level neighbours (streams in
-    {0, 1}^T differing in one step; 000 §5), against the releases only (Thm 3): the releases
+    {0, 1}^T differing in one step; Dwork 2010, §5), against the releases only (Thm 3): the releases
     are computed from the X_I, and x_i lies in exactly L nodes (one per level), so the node
     vector has L1 sensitivity L and Lap(L/epsilon) per node makes it epsilon-DP. NOT
-    pan-private: the state holds exact sums (`state`); PPCum (004 §3) is the pan-private one.
+    pan-private: the state holds exact sums (`state`); PPCum (Dwork–Roth notes, §3) is the pan-private one.
     Accuracy: release t is unbiased with variance 2 (L/epsilon)^2 k(t), k(t) =
     `decomposition_sizes(T)[t - 1]` <= L (`variance`); with probability >= 1 - beta all T
     releases are within `error_bound(beta)` = O(L^(3/2) sqrt(log(T/beta)) / epsilon) =
     O(log^2 T / epsilon) for beta = 1/T (Thms 4-5).
-    Seed: lecture notes 004, §2, "Mechanism Cum(x)", Thms 3-5.
+    Source: Dwork–Roth notes, §2, "Mechanism Cum(x)", Thms 3-5.
     Corrections:
     - "the full binary tree with n nodes" has n leaves and 2n - 1 nodes.
     - Thm 3's proof counts "exactly log n + 1 outputs ... (including {i} itself but not the
@@ -501,7 +501,7 @@ class BinaryTreeCounter(FixedHorizonCounter):
         all t = 1..T at once (Thm 5 with explicit constants).
 
         A union bound over t and the two signs of the exact Chernoff bound
-        `_laplace_sum_tail` for the k(t) node noises of release t (the seed's Thm 4 in
+        `_laplace_sum_tail` for the k(t) node noises of release t (the Dwork–Roth notes' Thm 4 in
         exact form): sum_t 2 P[sum of k(t) Lap(b) >= lambda] <= beta, solved by bisection.
         It grows like L^(3/2) sqrt(log(T/beta)) / epsilon: O(log^2 T/epsilon) at beta = 1/T.
         """
@@ -523,7 +523,7 @@ class BinaryTreeCounter(FixedHorizonCounter):
 
 
 # ----------------------------------------------------------------------------------------
-# The cascading buffers counter (000 §6, Fig. 2)
+# The cascading buffers counter (Dwork 2010, §6, Fig. 2)
 # ----------------------------------------------------------------------------------------
 
 class CascadingBuffersCounter(ContinualCounter):
@@ -551,7 +551,7 @@ class CascadingBuffersCounter(ContinualCounter):
     (n_i = ones since level i's last flush). Claim 6.1: the number of flushes of level i is
     at most B_i = T/U^i + 2n/ell * U/(U - 1) (U = `max_updates`, n = ones in the stream;
     see the correction below).
-    Seed: Dwork 2010, §6, Fig. 2, Thm 6.1, Claims 6.1-6.2, Cor 6.1.
+    Source: Dwork 2010, §6, Fig. 2, Thm 6.1, Claims 6.1-6.2, Cor 6.1.
     Corrections and readings:
     - "u_i = (ell epsilon/4 kappa)^2" is a real number that u_i may never equal; we flush when
       u_i >= (ell epsilon/4 kappa)^2 (so every update flushes when it is below 1).

@@ -1,4 +1,4 @@
-"""Two modern continual counters beyond the seeds, as baselines for Cum (004 §2):
+"""Two modern continual counters beyond the course's sources, as baselines for Cum (Dwork–Roth notes, §2):
 Honaker's re-weighted tree (the same noisy nodes, combined better: same privacy, lower
 variance) and the square-root factorization counter ((epsilon, delta)-DP with Gaussian noise,
 NOT comparable to pure epsilon-DP without saying so). Both are re-exported by
@@ -65,7 +65,7 @@ class HonakerTreeCounter(FixedHorizonCounter):
     the right children are now used). Not pan-private (exact sums in the state).
     Accuracy: unbiased, variance sum of V_level over the nodes of [1, t] (`variance`), between
     1/2 and 1 times Cum's (the leaves gain nothing, high nodes almost 1/2).
-    Reference: Honaker 2015 (the bottom-up pass of its efficient estimator), beyond the seeds.
+    Reference: Honaker 2015 (the bottom-up pass of its efficient estimator), beyond the course's sources.
     Implementation: `step` draws the noise of the nodes ending at t, leaf first; `run`
     draws the same numbers in the same order (same rng, same releases).
     """
@@ -211,7 +211,7 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
     Cum's O(log^3 T): several times smaller than Cum's at T = 2^16 (a comparison that also
     changes the privacy notion; say so when you make it).
     References: Henzinger, Upadhyay, Upadhyay (SODA 2023); Fichtenberger, Henzinger,
-    Upadhyay (ICML 2023), beyond the seeds.
+    Upadhyay (ICML 2023), beyond the course's sources.
     Noise in floating point: z_s = Λ Y_s with Y_s the discrete Gaussian N_Z(0, (sigma/Λ)^2) on
     the grid Λ = 2^(floor(log2 sigma) - 12) (`noise.DiscreteGaussian`), so the noise itself
     carries no floating-point artefacts. The (epsilon, delta) proof is for C x + z in real

@@ -1,9 +1,9 @@
 """Cropped first moment with counters modulo 2τ (Alg 2), and the heavy-hitters count built on
 it (Alg 3), for fully dynamic streams of updates (i, d).
 
-Mir, Muthukrishnan, Nikolov, Wright 2011 (seed 001) §3.2 (T'(τ), Claim 1 / Claim 2 of
+Mir, Muthukrishnan, Nikolov, Wright 2011 (Mir et al. 2011) §3.2 (T'(τ), Claim 1 / Claim 2 of
 Appendix A.1, Lemmas 4-5, the noise distribution 𝒩 (eq. 2), Alg 2, Thm 7) and §3.3 (Alg 3,
-Lemmas 6-7, Thm 8). Corrections to the seed are listed in the class docstrings.
+Lemmas 6-7, Thm 8). Corrections to Mir et al. 2011 are listed in the class docstrings.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _check_noise(tau, epsilon, window):
 def noise_pdf(x, tau, epsilon, window=1.0):
     """The density of 𝒩 (eq. 2): e^ε/K on [0, L], 1/K on (L, 2τ), K = 2τ − L + L·e^ε.
 
-    The seed has L = 1 (K = 2τ − 1 + e^ε); `window` = L generalises it (see CroppedSum).
+    Mir et al. 2011 has L = 1 (K = 2τ − 1 + e^ε); `window` = L generalises it (see CroppedSum).
     """
     tau, epsilon, window = _check_noise(tau, epsilon, window)
     x = np.asarray(x, dtype=float)
@@ -148,17 +148,17 @@ class CroppedSum(StreamAlgorithm):
     for the output, 4ε in all.
     Accuracy (Thm 7, with constants): given w, the sd of T̃ is at most
     K/((e^ε − 1)L) · sqrt(mτ² + 8τ²/ε²) (`std_bound`); Lemma 4-5 place its mean.
-    Seed: Mir et al. 2011, §3.2, eq. (2), Alg 2, Claim 1, Lemmas 4-5, Thm 7.
+    Source: Mir et al. 2011, §3.2, eq. (2), Alg 2, Claim 1, Lemmas 4-5, Thm 7.
     Corrections:
     - The debiasing constant: Alg 2 subtracts τ²m/K; the mean of σ on the empty stream is
-      m·E[𝒩] = m(2τ²/K + (e^ε − 1)/(2K)), so it must subtract 2τ²m/K. The seed's formula is
+      m·E[𝒩] = m(2τ²/K + (e^ε − 1)/(2K)), so it must subtract 2τ²m/K. Mir et al. 2011's formula is
       biased by τ²m/(e^ε − 1) (measured in the tests and the lecture).
-    - The additive error: with the seed's arc of length L = 1, each c_i is almost uniform on
+    - The additive error: with Mir et al. 2011's arc of length L = 1, each c_i is almost uniform on
       [0, 2τ) (sd ≈ τ/√3) while its mean moves with u_i only at the rate (e^ε − 1)/K ≈ ε/(2τ),
       so the error of T̃ is about K/(e^ε − 1)·τ·sqrt(m/3) = Θ(τ²√m/ε), not Thm 7's
       O(τ√m/ε). An arc of length L = λτ (`window`) restores O(τ√m/ε) (same privacy: the
       density ratio is still e^ε) at the price of a smaller multiplicative lower factor
-      (items with u_i > 2τ − L are recovered only in part). window=1 is the seed's algorithm.
+      (items with u_i > 2τ − L are recovered only in part). window=1 is Mir et al. 2011's algorithm.
     - Thm 7's upper additive term "O(τ√m ε)" is a typo for O(τ√m/ε).
 
     `update(i, delta)` applies one update (also `update((i, delta))`); `process(updates)`
@@ -175,7 +175,7 @@ class CroppedSum(StreamAlgorithm):
 
     @property
     def K(self) -> float:
-        """The normaliser of 𝒩: 2τ − L + L·e^ε (2τ − 1 + e^ε in the seed)."""
+        """The normaliser of 𝒩: 2τ − L + L·e^ε (2τ − 1 + e^ε in Mir et al. 2011)."""
         return 2 * self.tau - self.window + self.window * math.exp(self.epsilon)
 
     def _wrap(self, values):
@@ -202,7 +202,7 @@ class CroppedSum(StreamAlgorithm):
                      / (math.expm1(self.epsilon) * L) - m * L / 2)
 
     def debias_seed(self, sigma) -> float:
-        """The seed's formula with L = 1: (σ̃ − τ²m/K)·K/(e^ε − 1) − m/2 (biased)."""
+        """Mir et al. 2011's formula with L = 1: (σ̃ − τ²m/K)·K/(e^ε − 1) − m/2 (biased)."""
         m = self.universe_size
         K = 2 * self.tau - 1 + math.exp(self.epsilon)
         return float((sigma - self.tau**2 * m / K) * K / math.expm1(self.epsilon) - m / 2)
@@ -252,7 +252,7 @@ class HeavyHittersCount(StreamAlgorithm):
     N_j is light (both sums see 1.5·N_j), between `factors()[0]` and `factors()[1]` when
     N_j >= τ1, at most `factors()[1]` in between. So E[HH̃] lies between
     factors()[0]·|{j : N_j >= F1/k}| and factors()[1]·|{j : N_j >= F1/(ck)}| (the proof of
-    Thm 8; the seed's factors 1/2 and 2). Lemma 6: |{j : N_j >= F1/k}| >= (1 − k/(δh))·HH(k)
+    Thm 8; Mir et al. 2011's factors 1/2 and 2). Lemma 6: |{j : N_j >= F1/k}| >= (1 − k/(δh))·HH(k)
     w.p. 1 − δ; Lemma 7: buckets without an item >= δF1/(2c²k²) stay below F1/(ck) w.p.
     1 − δ for h = Θ(k), so |{j : N_j >= F1/(ck)}| <= HH(2c²k²/δ).
     Privacy: F1 is public (Def 4 preserves it). Each cropped sum is as in CroppedSum; the
@@ -263,16 +263,16 @@ class HeavyHittersCount(StreamAlgorithm):
     each cropped sum 2ε-pan-private, so composition gives 4ε: an upper bound on the privacy
     loss (the true loss may be smaller), and the guarantee this class claims.
     Accuracy: additive error sd <= (std_bound of x1 + std_bound of x2)/(τ1 − τ2) = O(√h/ε)
-    when the arcs are L = λτ. Correction: with the seed's unit arcs (window_fraction=None)
+    when the arcs are L = λτ. Correction: with Mir et al. 2011's unit arcs (window_fraction=None)
     the sd of x1 is Θ(τ1²√h/ε) (see CroppedSum), so the additive error of HH̃ is Θ(F1√h/(kε)),
     not O(√k/ε); the default window_fraction=1/4 gives arcs of length τ/4.
-    Seed: Mir et al. 2011, §3.3, Alg 3, Lemmas 6-7, Thm 8.
+    Source: Mir et al. 2011, §3.3, Alg 3, Lemmas 6-7, Thm 8.
 
     Parameters
     ----------
     universe_size : m.   k : the heavy-hitter threshold F1/k.   c : > 1, the second level F1/(ck).
     h : the number of buckets.   epsilon : each cropped sum's ε.   F1 : the public Σ a_i at query time.
-    window_fraction : λ, the arc of each cropped sum is L = λτ (None: the seed's L = 1).
+    window_fraction : λ, the arc of each cropped sum is L = λτ (None: Mir et al. 2011's L = 1).
     """
 
     def __init__(self, universe_size, k, c, h, epsilon, F1, rng=None, window_fraction=0.25):
@@ -301,7 +301,7 @@ class HeavyHittersCount(StreamAlgorithm):
     def _window(self, tau):
         if self.window_fraction is None:
             if 2 * tau <= 1:
-                raise ValueError(f"the seed's unit arc needs 2τ > 1; got τ = {tau:g}")
+                raise ValueError(f"Mir et al. 2011's unit arc needs 2τ > 1; got τ = {tau:g}")
             return 1.0
         return self.window_fraction * tau
 

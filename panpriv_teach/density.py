@@ -1,9 +1,9 @@
 """Pan-private density estimation: what fraction of the universe X appeared in a stream, with
 user-level privacy even against an intruder who reads the memory once.
 
-Seeds: Dwork 2010 (000) §3-4 (X-adjacency, user-level pan-privacy, Fig 1, Claim 4.1,
-Thm 4.1, the multiplicative version, announced intrusions); Roth's notes (003) Defs 2-4,
-Density(ε, α, β), Thms 5-6; Dwork 2011 (002), "Pan-privacy".
+Sources: Dwork 2010, §3-4 (X-adjacency, user-level pan-privacy, Fig 1, Claim 4.1,
+Thm 4.1, the multiplicative version, announced intrusions); Roth's notes (Roth 2011) Defs 2-4,
+Density(ε, α, β), Thms 5-6; Dwork 2011, "Pan-privacy".
 
 Also here: the exact pan-privacy ε of the estimator on tiny instances, by enumeration
 (`exact_pan_privacy_epsilon`), and blank time steps (`BLANK`, `blank_out`, `SkipBlanks`)
@@ -120,7 +120,7 @@ class DensityEstimator(StreamAlgorithm):
     (Claim 4.1: exactly -ln(1 - ε/2) <= ε); the output given the state spends ε more. M is
     not secret: the intruder sees M and the bits (`state()`), and nothing else is stored.
     One call of `output()` is one release; each further call spends ε more. As in the
-    seeds' model, the source of fresh randomness is not part of the state: numpy's
+    sources' model, the source of fresh randomness is not part of the state: numpy's
     generator can be run backwards from its state, so a deployment would draw from a
     source an intruder cannot rewind (e.g. the operating system's).
 
@@ -129,11 +129,11 @@ class DensityEstimator(StreamAlgorithm):
     Roth's proof carries over to the corrected noise: P(|Lap(4/(ε²m))| >= α/3) =
     exp(-ε²mα/12) = β^(50/(3α)). The constant 200 is very generous (tests and lecture 03).
 
-    Seeds: Dwork 2010 §4 (Fig 1, Claim 4.1, Thm 4.1, announced intrusions); Roth's notes
+    Sources: Dwork 2010, §4 (Fig 1, Claim 4.1, Thm 4.1, announced intrusions); Roth 2011
     (Density, Thms 5-6); Dwork 2011, "Pan-privacy".
 
     Corrections:
-    - Output noise. Both seeds write 4(θ - 1/2)/ε + Lap(1/(εm)). One user moves θ by 1/m,
+    - Output noise. Both Dwork 2010 and Roth 2011 write 4(θ - 1/2)/ε + Lap(1/(εm)). One user moves θ by 1/m,
       so the released 4(θ - 1/2)/ε moves by 4/(εm): Lap(1/(εm)) on that scale buys only
       ε' = 4, not ε. Dwork's proof says "the sensitivity of this output ... is at most 1/m",
       which is the sensitivity of θ, so the noise belongs on θ: we release
@@ -192,15 +192,24 @@ class DensityEstimator(StreamAlgorithm):
             self.b[i] = self._rng.random() < self.d1
 
     def process(self, stream) -> None:
-        """Many arrivals at once; the same distribution as `update` on each element.
+        """Many arrivals at once: exactly what `update` on each element does, draws included.
 
-        Only the last draw of b_x survives, so one D1 draw per representative that appears
-        at least once has the same distribution as one draw per arrival. The batch is one
-        atomic step: its marks (a temporary boolean per universe element, or the positions
-        found by binary search) are discarded before `process` returns, like the batch.
+        `update` draws one uniform per arrival of a representative, and only the last draw of
+        each b_x survives. `process` draws the same uniforms (one per arrival in M, in stream
+        order, from the same generator) and keeps for each b_x the draw of its last arrival,
+        so the same seed gives the same bits however the stream is split into calls (lecture
+        03's intruder's view relies on it). The batch is one atomic step: its temporary
+        lookups (a table over the universe, or positions found by binary search) are
+        discarded before `process` returns, like the batch.
         """
-        touched = _appearing(self.M, stream, self.universe_size)
-        self.b[touched] = self._rng.random(int(touched.sum())) < self.d1
+        arrivals = _arrivals(self.M, stream, self.universe_size)   # indices into M
+        if arrivals.size == 0:
+            return
+        draws = self._rng.random(arrivals.size) < self.d1
+        last = np.full(self.m, -1, dtype=np.int64)
+        np.maximum.at(last, arrivals, np.arange(arrivals.size))     # each b_x's last arrival
+        touched = last >= 0
+        self.b[touched] = draws[last[touched]]
 
     # ------------------------------------------------------------------ releases
     @property
@@ -232,7 +241,7 @@ class DensityEstimator(StreamAlgorithm):
         D'0 (P(1) = 1/2 + ε/8); later arrivals draw from D'1, and the output rescales by
         d1 - d0. Each intrusion multiplies the gap d1 - d0 by ε/4 (from ε/4 to ε²/16, ...),
         so the output's noise grows by 4/ε per announced intrusion. Privacy (our accounting,
-        not in the seed): given the earlier views, each view's bit is 1 with probability in
+        not in Dwork 2010): given the earlier views, each view's bit is 1 with probability in
         [1/2, 1/2 + ε/4] under both neighbours, so each view costs at most Claim 4.1's ε, and
         k views plus the output are (k + 1)ε-DP (checked exactly on tiny instances).
         Returns the state the intruder received; counts the intrusions in `intrusions`.
@@ -258,12 +267,11 @@ def use_universe_table(n, universe_size) -> bool:
     return n * 16 >= universe_size and universe_size <= _BITMAP_LIMIT
 
 
-def _appearing(M, stream, universe_size) -> np.ndarray:
-    """A boolean per representative: does it appear in `stream`? (validates the stream)"""
+def _arrivals(M, stream, universe_size) -> np.ndarray:
+    """The index in M of every element of `stream` that lies in M, in stream order
+    (validates the stream)."""
     stream = require_array("stream", stream, integer=True, ndim=1)
-    touched = np.zeros(len(M), dtype=bool)
-    if stream.size == 0:
-        return touched
+    parts = []
     try:
         if not use_universe_table(len(stream), universe_size):
             for start in range(0, len(stream), _CHUNK):      # binary search in the sorted M
@@ -271,19 +279,21 @@ def _appearing(M, stream, universe_size) -> np.ndarray:
                 if chunk.min() < 0 or chunk.max() >= universe_size:
                     raise IndexError
                 i = np.minimum(np.searchsorted(M, chunk), len(M) - 1)
-                touched[i[M[i] == chunk]] = True
-        else:                                                # mark arrivals, read M's marks
-            marks = np.zeros(universe_size, dtype=bool)
+                parts.append(i[M[i] == chunk])
+        elif len(stream):                                    # tables over the universe:
+            member = np.zeros(universe_size, dtype=bool)     # x ∈ M (1 byte each: cached)
+            member[M] = True
+            index = np.zeros(universe_size, dtype=np.int32)  # x -> its index in M
+            index[M] = np.arange(len(M), dtype=np.int32)
             for start in range(0, len(stream), _CHUNK):
                 chunk = stream[start:start + _CHUNK]
                 if chunk.min() < 0:                          # (negative indices would wrap)
                     raise IndexError
-                marks[chunk] = True                          # IndexError beyond the universe
-            touched = marks[M]
+                parts.append(index[chunk[member[chunk]]])    # IndexError beyond the universe
     except IndexError:
         require_in_universe("stream", stream, universe_size)   # raises, naming the element
         raise
-    return touched
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The intrusion decoding attack: why an accurate streaming algorithm cannot be pan-private
-(Mir, Muthukrishnan, Nikolov, Wright 2011, seed 001, §4: Thm 12 and Cors 1-4).
+(Mir, Muthukrishnan, Nikolov, Wright 2011, Mir et al. 2011, §4: Thm 12 and Cors 1-4).
 
 One intrusion copies the state X after a stream S with binary state vector a (a_i = 1 iff
 user i appeared). The state is a "sanitization" of a: the attacker continues copies of the
@@ -7,7 +7,7 @@ algorithm from X, in simulation and with its own coins, on query streams S' (the
 random set q), and reads each copy's answer. For the distinct count, inclusion–exclusion
 turns it into a subset sum: D(S ∪ S') = |a| + |q| − a·q, i.e. D(S ∪ S') − |q| = a·(1 − q),
 a dot product with the complement of q. Thousands of such noisy subset sums decode a by LP
-(`reconstruction.reconstruct_lp`, seed 001 Thm 9). If the answers err by o(√m), most of a
+(`reconstruction.reconstruct_lp`, Mir et al. 2011, Thm 9). If the answers err by o(√m), most of a
 comes out, which no ε-pan-private state allows; so pan-private algorithms err by Ω(√m).
 
 Also here: `AccurateDistinctCount`, the accurate strawman (exact count, DP output, raw
@@ -43,7 +43,7 @@ class AccurateDistinctCount(StreamAlgorithm):
     The state is the set of users seen (a 0/1 vector over the universe): not pan-private
     for any ε. Accuracy: error Lap(1/ε), standard deviation √2/ε, whatever the universe
     size m: far below √m. This is the "accurate" algorithm of Thm 12 / Cor 1 of Mir et al.
-    2011 (seed 001): the intrusion decoding attack recovers the stream from its state
+    2011 (Mir et al. 2011): the intrusion decoding attack recovers the stream from its state
     without reading the state's meaning, only by running copies of it.
 
     Parameters
@@ -134,7 +134,7 @@ def cropped_sum_statistic(algorithm):
 
     CroppedSum's release T̃ has mean Σ_i g(w_i a_i mod 2τ), g(u) = u − (2τ/L)(u + L − 2τ)_+
     (its docstring). The weights w are in the state (public randomness) and τ, L are public,
-    so the intruder knows φ. This is the seed's Cor 1 reduction for T_1(τ) in the form the
+    so the intruder knows φ. This is Mir et al. 2011's Cor 1 reduction for T_1(τ) in the form the
     algorithm actually estimates (T', wrapped modulo 2τ), with one twist: with insertions
     only, a user with w_i > 3/2 has φ_i(2) = 2φ_i(1) at τ = 1, L = 1 (2w_i wraps past 2τ),
     so her term carries no dot product. `attack_model` therefore queries with deletions
@@ -196,7 +196,7 @@ def intrusion_measurements(algorithm, queries, *, statistic=None, updates=None,
     φ_i(a_i + r_i) = φ_i(r_i) + a_i·(φ_i(r_i + 1) − φ_i(r_i)) exactly, so
         rows[j] = φ(r_j + 1) − φ(r_j),   values[j] = y_j − Σ_i φ_i(r_ji).
     For the distinct count (φ = 1[k > 0], amount 1) this is rows = 1 − q, values = y − |q|:
-    the seed's inclusion–exclusion D(S ∪ S') = D(S) + D(S') − a·a' (Cor 1), written so that
+    Mir et al. 2011's inclusion–exclusion D(S ∪ S') = D(S) + D(S') − a·a' (Cor 1), written so that
     D(S) need not be estimated separately. Missing keyword arguments come from
     `attack_model`.
     """
@@ -239,7 +239,7 @@ def intrusion_measurements(algorithm, queries, *, statistic=None, updates=None,
 
 def intrusion_decoding_attack(algorithm, n_queries=None, *, rng=None, statistic=None,
                               updates=None, output_scale=None, amount=None):
-    """Seed 001's lower-bound argument (Thm 12, Cor 1) run as an attack: the guess of a.
+    """Mir et al. 2011's lower-bound argument (Thm 12, Cor 1) run as an attack: the guess of a.
 
     `algorithm` is the intruded algorithm after the stream S (its memory at the intrusion;
     it is not changed). The attacker draws `n_queries` random subsets q of the universe

@@ -1,12 +1,12 @@
-"""The local model (lecture notes 004 §1, Def 1): every party randomizes its own row and
+"""The local model (Dwork–Roth notes, §1, Def 1): every party randomizes its own row and
 publishes only the result, so no curator has to be trusted.
 
 - `local_epsilon`: the exact ε of a local randomizer, by Def 1 (enumerating its channel).
-- The logical AND of seed 002 ("randomized response"): each bit randomized with ln 3, the
+- The logical AND of Dwork 2011 ("randomized response"): each bit randomized with ln 3, the
   AND of the randomized bits only ln 9 (`warner_and_distribution`, `warner_and_epsilon`).
 - Frequency estimation over a small domain, the natural next step after counting one bit:
   `DirectEncoding` (k-ary randomized response) and `UnaryEncoding` (one randomized response
-  per value). Beyond the seeds; names and analysis from Wang, Blocki, Li and Jha,
+  per value). Beyond the course's sources; names and analysis from Wang, Blocki, Li and Jha,
   "Locally Differentially Private Protocols for Frequency Estimation" (USENIX Security 2017).
 
 Randomized response for one bit lives in `panpriv_teach.mechanisms` (`RandomizedResponse`,
@@ -35,7 +35,7 @@ MAX_UNARY_ENUMERATION = 12  # UnaryEncoding.report_distribution lists 2^k outcom
 # ----------------------------------------------------------------------------- Def 1
 
 def local_epsilon(channel) -> float:
-    """The exact ε of a local randomizer M_i (004 §1, Def 1):
+    """The exact ε of a local randomizer M_i (Dwork–Roth notes, §1, Def 1):
 
         ε = max over inputs x, x' and outputs y of ln( P[M_i(x) = y] / P[M_i(x') = y] ),
 
@@ -79,7 +79,7 @@ def warner_pair_distribution(row, truth_probability=0.5) -> dict:
     """The exact law of the randomized row: each bit of `row` through `warner_response`
     independently. Returns {(r_1, ..., r_m): probability} over all 2^m reports.
 
-    Seed 002 randomizes a row of two bits this way; each bit is ln 3-private, the pair of
+    Dwork 2011 randomizes a row of two bits this way; each bit is ln 3-private, the pair of
     reports (by composition, and exactly, see `warner_and_epsilon`) ln 9.
     """
     ones = _bit_probabilities(row, truth_probability)
@@ -90,7 +90,7 @@ def warner_pair_distribution(row, truth_probability=0.5) -> dict:
 def warner_and_distribution(row, truth_probability=0.5) -> dict:
     """The exact law of the AND of the randomized bits of `row`: {0: P, 1: P}.
 
-    Seed 002: "consider the query: what is the logical-AND of the bits in the row of
+    Dwork 2011: "consider the query: what is the logical-AND of the bits in the row of
     respondent i (after randomization)?" With fair coins, P(AND = 1) is (3/4)^2 = 9/16 for the
     row 11 and (1/4)^2 = 1/16 for 00: a ratio of 9.
     """
@@ -99,7 +99,7 @@ def warner_and_distribution(row, truth_probability=0.5) -> dict:
 
 
 def warner_and(rows, rng=None, truth_probability=0.5) -> np.ndarray:
-    """Simulate seed 002's AND: randomize every bit of `rows` (shape (..., m), last axis =
+    """Simulate Dwork 2011's AND: randomize every bit of `rows` (shape (..., m), last axis =
     one respondent's bits) with `warner_response`, then AND along the last axis.
     Returns 0/1 ints of shape rows.shape[:-1]."""
     rows = require_array("rows", rows, allowed={0, 1}, nonempty=True)
@@ -114,7 +114,7 @@ def warner_and_epsilon(truth_probability=0.5, bits=2, release="and") -> float:
     protocol, either the AND of the randomized bits (`release="and"`) or all of them
     (`release="row"`), by enumeration over every pair of rows (`local_epsilon`).
 
-    Fair coins and two bits (seed 002): ln 9 for both, against ln 3 for one bit. In general
+    Fair coins and two bits (Dwork 2011): ln 9 for both, against ln 3 for one bit. In general
     m ln((1 + p)/(1 - p)): the AND attains the composition bound at the rows 0...0 and 1...1.
     """
     bits = require_int("bits", bits, low=1, high=MAX_UNARY_ENUMERATION)
@@ -149,13 +149,13 @@ class DirectEncoding:
     with probability p = e^ε/(e^ε + k - 1), and otherwise a uniformly random OTHER value
     (each with probability q = 1/(e^ε + k - 1)). Estimates how many parties hold each value.
 
-    Privacy: local ε-DP (004 Def 1: any two values of one party): every report has
+    Privacy: local ε-DP (Dwork–Roth notes, Def 1: any two values of one party): every report has
     probability p or q, and p/q = e^ε.
     Accuracy: the estimate (C_v - n q)/(p - q), C_v the number of reports equal to v, is
     unbiased, with variance (c_v p(1 - p) + (n - c_v) q(1 - q))/(p - q)^2 for c_v holders of
     v (`std`); about n (e^ε + k - 2)/(e^ε - 1)^2 for rare values: it grows with k.
     For k = 2 it is `RandomizedResponse(bias=tanh(ε/2))` (p = (1 + bias)/2).
-    Seeds: the one-bit protocols of 002 and 004 §1, generalised; "direct encoding" in Wang,
+    Sources: the one-bit protocols of Dwork 2011 and Dwork–Roth notes, §1, generalised; "direct encoding" in Wang,
     Blocki, Li and Jha (USENIX Security 2017), after Warner 1965.
     """
 
@@ -229,14 +229,14 @@ class UnaryEncoding:
     p = e^(ε/2)/(e^(ε/2) + 1) and flipping it with probability q = 1 - p. Estimates how many
     parties hold each value.
 
-    Privacy: local ε-DP (004 Def 1): two values' one-hot vectors differ in exactly two bits,
+    Privacy: local ε-DP (Dwork–Roth notes, Def 1): two values' one-hot vectors differ in exactly two bits,
     each costing ln(p/q) = ε/2; every other bit has the same law. Each bit is
     `RandomizedResponse(bias=p - q)`, bias = tanh(ε/4), whose privacy is ε/2.
     Accuracy: the estimate (Y_v - n q)/(p - q), Y_v the number of 1s reported in position v,
     is unbiased with variance n p q/(p - q)^2 = n e^(ε/2)/(e^(ε/2) - 1)^2 whatever the data
     and whatever k (`std`): better than `DirectEncoding` (for rare values) exactly when
     k > e^(3ε/2) + e^ε + e^(ε/2) + 2 (equate the two variances; 5 as ε -> 0).
-    Seeds: the randomized response of 002 and 004 §1, once per value; "symmetric unary
+    Sources: the randomized response of Dwork 2011 and Dwork–Roth notes, §1, once per value; "symmetric unary
     encoding" in Wang, Blocki, Li and Jha (USENIX Security 2017), which is the one-time basic
     RAPPOR of Erlingsson, Pihur and Korolova (CCS 2014).
     """

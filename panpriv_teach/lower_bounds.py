@@ -1,4 +1,4 @@
-"""Lower bounds on the error of private counting (lecture notes 004): Ω(log n) for counting
+"""Lower bounds on the error of private counting (Dwork–Roth notes): Ω(log n) for counting
 under continual observation, by packing (§2, "A lower bound"), and Ω(√n/ε) for counting in
 the local model (§1, the homework after Thm 2).
 
@@ -23,7 +23,7 @@ BASES = ("zero", "first")
 
 
 # ----------------------------------------------------------------------------------------
-# Ω(log n) for continual counting: the packing argument of 004 §2
+# Ω(log n) for continual counting: the packing argument of Dwork–Roth notes, §2
 # ----------------------------------------------------------------------------------------
 
 def _blocks(n, L):
@@ -34,10 +34,10 @@ def _blocks(n, L):
 
 
 def packing_streams(n, L) -> np.ndarray:
-    """The packing of 004 §2: k = ⌊n/L⌋ + 1 streams of length n, as a (k, n) 0/1 array.
+    """The packing of Dwork–Roth notes, §2: k = ⌊n/L⌋ + 1 streams of length n, as a (k, n) 0/1 array.
 
     Row 0 is the all-zero stream x⁰; row i (1 <= i <= ⌊n/L⌋) is x^i, ones exactly in block i
-    (time steps (i − 1)L + 1 .. iL). The seed's block length is L = 2a. Every x^i is at
+    (time steps (i − 1)L + 1 .. iL). The Dwork–Roth notes' block length is L = 2a. Every x^i is at
     distance L from x⁰ and 2L from x^j (j ≠ i).
     """
     n, L, k = _blocks(n, L)
@@ -82,7 +82,7 @@ def packing_condition(n, L, epsilon, p=0.5, base="zero") -> float:
     Suppose an ε-DP counter has error < L/2 at every step with probability >= p on every
     input. Then P[M(x^i) ∈ T_i] >= p. With base="zero" (our version), x^i is at distance L
     from x⁰, so group privacy gives P[M(x⁰) ∈ T_i] >= e^(−εL)·p, and with P[M(x⁰) ∈ T_0]
-    >= p the disjoint events give p·(1 + k·e^(−εL)) <= 1. With base="first" (the seed's
+    >= p the disjoint events give p·(1 + k·e^(−εL)) <= 1. With base="first" (the Dwork–Roth notes'
     version, comparing with x¹ at distance 2L = 4a): p·(1 + (k − 1)·e^(−2εL)) <= 1.
     Returns that left side (k = ⌊n/L⌋).
     """
@@ -105,7 +105,7 @@ def packing_bound(n, epsilon=1.0, p=0.5, base="zero") -> float:
     Returns the largest such L/2.
 
     Growth: with base="zero" the condition is about ln n − ln(ln n/ε) > εL, so
-    a ≈ (ln n − ln ln n)/(2ε): Ω(log n/ε). The seed's base ("first", distance 4a) gives half:
+    a ≈ (ln n − ln ln n)/(2ε): Ω(log n/ε). The Dwork–Roth notes' base ("first", distance 4a) gives half:
     about (ln n − ln ln n)/(4ε) ("a < ln n/4 − 1" at ε = 1, see `seed_packing_shortcut`).
     """
     n = require_int("n", n, low=4, note="two blocks of length >= 2 must fit")
@@ -121,10 +121,10 @@ def packing_bound(n, epsilon=1.0, p=0.5, base="zero") -> float:
 
 
 def seed_packing_shortcut(n) -> float:
-    """The seed's closing claim at ε = 1, p = 1/2: the argument is a contradiction "if
+    """The Dwork–Roth notes' closing claim at ε = 1, p = 1/2: the argument is a contradiction "if
     a < ln n/4 − 1". Returns ln n/4 − 1.
 
-    Check: with k = n/(2a) blocks the seed needs (n/(2a))·e^(−4a)/2 > 1, i.e.
+    Check: with k = n/(2a) blocks Dwork–Roth notes needs (n/(2a))·e^(−4a)/2 > 1, i.e.
     4a + ln(4a) < ln n. If a < ln n/4 − 1 then 4a < ln n − 4, so this holds when
     ln(4a) <= 4, i.e. a <= e⁴/4 ≈ 13.6 (n up to about e^58.6): true for every n one will
     ever count, though not asymptotically. The exact condition is what `packing_bound`
@@ -135,7 +135,7 @@ def seed_packing_shortcut(n) -> float:
 
 
 # ----------------------------------------------------------------------------------------
-# Ω(√n/ε) for local counting (004 §1, the homework)
+# Ω(√n/ε) for local counting (Dwork–Roth notes, §1, the homework)
 # ----------------------------------------------------------------------------------------
 
 def local_bayes_bound(n, epsilon) -> float:

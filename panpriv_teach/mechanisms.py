@@ -17,7 +17,8 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.core import as_rng
-from panpriv_teach.noise import DiscreteGaussian, LaplaceNoise, grid_sensitivity, grid_step
+from panpriv_teach.noise import (DiscreteGaussian, DiscreteLaplace, LaplaceNoise, grid_sensitivity,
+                                 grid_step)
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -259,15 +260,21 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, exact=False):
     """Release integer `value` + two-sided geometric noise, P(k) ∝ exp(-epsilon |k| / Δ).
 
     Δ = `sensitivity`, a positive integer; noise is drawn independently per coordinate.
-    Privacy: epsilon-DP for integer-valued queries of L1 sensitivity Δ: moving the centre
-    by at most Δ changes every output's probability by a factor of at most e^epsilon (the
-    proof of Dwork 2011, Thm 2, with sums in place of integrals). The output is an integer,
-    so no floating-point Laplace sample, whose low-order bits can leak the input
-    (Mironov 2012), is released.
+    Output: integers only, so no floating-point Laplace sample, whose low-order bits can leak
+    the input (Mironov 2012), is released.
+    Privacy: with the exact discrete Laplace law, epsilon-DP for integer-valued queries of L1
+    sensitivity Δ: moving the centre by at most Δ changes every output's probability by a
+    factor of at most e^epsilon (the proof of Dwork 2011, Thm 2, with sums in place of
+    integrals).
+    - `exact=True` draws each noise term with `sample_discrete_laplace_exact` (rational
+      arithmetic only): exactly that law, exactly epsilon-DP. Slow (pure Python).
+    - The default draws with `noise.DiscreteLaplace` (vectorised, uniform 64-bit integers
+      compared with integer thresholds computed in 50-digit arithmetic): a law within 2^-29
+      relative of the exact one on a support cut where the tail is below 2^-70, so
+      (epsilon + eta, delta)-DP with eta < 1e-8 and delta < 1e-20 (`guarantee` of the sampler;
+      both computed exactly for the given parameters, per differing coordinate).
     Accuracy: noise mean 0, variance 2 alpha/(1 - alpha)^2 with alpha = exp(-epsilon/Δ),
     close to Laplace's 2(Δ/epsilon)^2 for small epsilon/Δ.
-    `exact=True` draws each noise term with `sample_discrete_laplace_exact` (slow, rational
-    arithmetic only); the default is a fast vectorised sampler with the same law.
     Returns an int for a scalar `value`, else an int64 array of the same shape.
     """
     sensitivity = require_int("sensitivity", sensitivity, low=1,  # Δ
@@ -289,14 +296,7 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, exact=False):
         scale = Fraction(sensitivity) / Fraction(epsilon)  # a float is an exact binary fraction
         noise = sample_discrete_laplace_exact(scale, rng, size=array.size).reshape(array.shape)
     else:
-        # If G1, G2 are i.i.d. with P(g) = (1 - a) a^g on {0, 1, ...}, then for k >= 0
-        #   P(G1 - G2 = k) = sum_g (1 - a)^2 a^(g + k) a^g = (1 - a)^2 a^k / (1 - a^2)
-        #                  = (1 - a)/(1 + a) a^|k|        (and symmetrically for k < 0),
-        # which is exactly the discrete Laplace pmf with a = exp(-epsilon/sensitivity).
-        # numpy's geometric counts trials (support 1, 2, ...); the shift cancels in G1 - G2.
-        p = -math.expm1(-epsilon / sensitivity)  # 1 - a, accurate for small epsilon
-        noise = rng.geometric(p, size=(2,) + array.shape)
-        noise = noise[0] - noise[1]
+        noise = DiscreteLaplace(sensitivity, epsilon).sample(array.shape, rng)
     noisy = array.astype(np.int64) + noise
     return int(noisy) if array.ndim == 0 else noisy
 
@@ -407,11 +407,11 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
     Accuracy: P[q(output) < max_r q(r) - (2Δ/epsilon)(ln(|R|/|R*|) + t)] <= e^-t, R* the
     maximisers (Mir et al. 2011, Thm 2, whose epsilon is our epsilon/(2Δ); Δ/epsilon for
     `monotone=True`).
-    Correction: Dwork 2011 (seed 002, "the exponential mechanism") samples
+    Correction: Dwork 2011, "the exponential mechanism" samples
     ∝ exp(u epsilon / Δu) and says this "ensures epsilon-DP". That holds only for monotone
     utilities: in general the numerator and the normaliser can each move by e^epsilon,
     giving 2 epsilon, as Mir et al. 2011, Thm 2 states (exp(epsilon q) is 2 epsilon Δq-DP).
-    Hence the 2Δ here, and seed 002's formula is `monotone=True`.
+    Hence the 2Δ here, and Dwork 2011's formula is `monotone=True`.
     """
     probabilities = exponential_mechanism_probabilities(scores, sensitivity, epsilon,
                                                         monotone)
@@ -431,25 +431,25 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
 # ----------------------------------------------------------------------------------------
 
 class RandomizedResponse:
-    """Randomized response RR of lecture notes 004, §1: a local mechanism for counting ones.
+    """Randomized response RR of Dwork–Roth notes, §1: a local mechanism for counting ones.
 
     Each party i with bit x_i draws N_i ∈ {-1, 1} with P(N_i = 1) = (1 + bias)/2 and
     publishes M_i = N_i (-1)^{x_i}; the aggregate estimates the number of ones as
     n/2 - (1/(2 bias)) sum_i M_i.
-    Privacy: local epsilon-DP (004, Def 1: any two values of one party's bit) with
+    Privacy: local epsilon-DP (Dwork–Roth notes, Def 1: any two values of one party's bit) with
     epsilon = ln((1 + bias)/(1 - bias)) = 2 artanh(bias) = 2 bias + O(bias^3), the exact
-    value of 004 Thm 2's "2 epsilon + O(epsilon^2)". bias = 1/2 is Warner's protocol with
+    value of Dwork–Roth notes, Thm 2's "2 epsilon + O(epsilon^2)". bias = 1/2 is Warner's protocol with
     fair coins (`warner_response`): epsilon = ln 3.
-    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (004 §1), of order
-    sqrt(n)/epsilon: optimal for local mechanisms up to constants (004 §1, the Omega(sqrt(n)/
+    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (Dwork–Roth notes, §1), of order
+    sqrt(n)/epsilon: optimal for local mechanisms up to constants (Dwork–Roth notes, §1, the Omega(sqrt(n)/
     epsilon) lower bound), against the constant sqrt(2)/epsilon of the central Laplace mechanism.
-    Naming: the seed calls the bias epsilon; here it is `bias`, and `.epsilon` is the privacy.
-    Corrections: 004 Thm 2 gives the privacy as 2 bias + O(bias^2); the exact value above is
+    Naming: Dwork–Roth notes calls the bias epsilon; here it is `bias`, and `.epsilon` is the privacy.
+    Corrections: Dwork–Roth notes, Thm 2 gives the privacy as 2 bias + O(bias^2); the exact value above is
     2 bias + (2/3) bias^3 + ..., so the error term is even O(bias^3) (tests check both).
-    004 then compares with "the standard deviation of the Laplace mechanism is 1/(2 epsilon) for
+    Dwork–Roth notes then compares with "the standard deviation of the Laplace mechanism is 1/(2 epsilon) for
     privacy parameter 2 epsilon": 1/(2 epsilon) is the SCALE of Lap(1/(2 epsilon)); its standard
     deviation is sqrt(2)/(2 epsilon). The sqrt(n) conclusion stands; the constant is off by sqrt(2).
-    Seed 002's "expected error sqrt(2)/ln 3" for the Laplace mechanism is likewise its standard
+    Dwork 2011's "expected error sqrt(2)/ln 3" for the Laplace mechanism is likewise its standard
     deviation (E|Lap(1/epsilon)| = 1/epsilon).
     Vectorised: `randomize` and `estimate` work on arrays of any shape (last axis = parties).
     """
@@ -457,7 +457,7 @@ class RandomizedResponse:
     def __init__(self, bias):
         self.bias = _invertible("bias", require_real(
             "bias", bias, low=0.0, high=1.0, low_open=True, high_open=True,
-            note="004 §1: N_i = 1 with probability (1 + bias)/2"))
+            note="Dwork–Roth notes, §1: N_i = 1 with probability (1 + bias)/2"))
 
     @classmethod
     def from_epsilon(cls, epsilon):
@@ -483,7 +483,7 @@ class RandomizedResponse:
         return {-1: 1 - p_one, 1: p_one}
 
     def report(self, bit, rng=None) -> int:
-        """The local algorithm M_i of one party, literally as in 004 §1: sample N_i in {-1, 1}
+        """The local algorithm M_i of one party, literally as in Dwork–Roth notes, §1: sample N_i in {-1, 1}
         with P(N_i = 1) = (1 + bias)/2 and output N_i (-1)^{x_i}. Slow; `randomize` is the
         vectorised version (one independent N_i per party, so the laws agree)."""
         bit = require_int("bit", bit, low=0, high=1)
@@ -511,7 +511,7 @@ class RandomizedResponse:
         return float(estimates) if reports.ndim <= 1 else estimates
 
     def variance(self, n) -> float:
-        """Variance of `estimate` on n parties: (1 - bias^2) n / (2 bias)^2 (004 §1)."""
+        """Variance of `estimate` on n parties: (1 - bias^2) n / (2 bias)^2 (Dwork–Roth notes, §1)."""
         return self.std(n) ** 2
 
     def std(self, n) -> float:
@@ -538,16 +538,16 @@ def warner_epsilon(truth_probability=0.5) -> float:
 
 
 def warner_response(bits, rng=None, truth_probability=0.5) -> np.ndarray:
-    """Warner's randomized response as in Dwork 2011 (seed 002, "randomized response").
+    """Warner's randomized response as in Dwork 2011, "randomized response".
 
-    Seed 002's protocol (after Warner 1965): flip a fair coin; heads, answer with a second
+    Dwork 2011's protocol (after Warner 1965): flip a fair coin; heads, answer with a second
     fair coin; tails, answer truthfully. In general the first coin says "truth" with
-    probability `truth_probability` (p; seed 002's is 1/2), otherwise a fresh fair coin is
+    probability `truth_probability` (p; Dwork 2011's is 1/2), otherwise a fresh fair coin is
     reported. Returns the 0/1 reports (int array, shape of `bits`; any shape).
-    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`; 004 Def 1, any two values of one
+    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`; Dwork–Roth notes, Def 1, any two values of one
     respondent's bit); ln 3 for fair coins. Only the reports leave the respondent, so they can
     be published: the curator need not be trusted.
-    Accuracy: see `warner_estimate`: unbiased, error Theta(sqrt(n)) (002).
+    Accuracy: see `warner_estimate`: unbiased, error Theta(sqrt(n)) (Dwork 2011).
     It is `RandomizedResponse(bias=p)` with the report r in {0, 1} in place of M = 1 - 2r:
     P(r = x) = (1 + p)/2 = P(N = 1).
     """

@@ -100,8 +100,7 @@ def _distortion(p: Decimal, q: Decimal) -> Decimal:
 
 class DiscreteLaplace:
     """Integer noise Z with P(Z = z) ∝ a^|z|, a = exp(-epsilon/D): the discrete Laplace law of
-    scale t = D/epsilon (Canonne, Kamath, Steinke 2020, §2.2), as used by the geometric
-    mechanism (Ghosh, Roughgarden, Sundararajan 2009).
+    scale t = D/epsilon (Canonne, Kamath, Steinke 2020), the noise of the geometric mechanism.
 
     Privacy of the exact law: adding Z to an integer query whose neighbouring values differ by at
     most D is epsilon-DP: moving z by d <= D changes its probability by a^-d <= e^epsilon.
@@ -109,14 +108,19 @@ class DiscreteLaplace:
     Sampling (vectorised, uniform 64-bit integers and integer comparisons only): Z = 0 with
     probability (1 - a)/(1 + a); otherwise Z = ±(1 + G) with a fair sign and G geometric,
     P(G = g) = (1 - a) a^g. The binary digits of a geometric variable are independent,
-    P(bit j = 1) = p_j = a^(2^j)/(1 + a^(2^j)) (P(G = g) factorises over the bits of g), so G is
-    drawn as J independent Bernoulli(p_j) bits, J the least with 2^J >= D + 70 ln(2) t.
+    P(bit j = 1) = a^(2^j)/(1 + a^(2^j)) (P(G = g) factorises over the bits of g), and so are
+    blocks of consecutive bits: bits i .. i + b - 1 read as v follow P(v) ∝ r^v on
+    0 .. 2^b - 1, r = a^(2^i). G has J bits, J the least with 2^J >= D + 70 ln(2) t. Its low
+    bits are drawn in blocks of 12, 8, 4 or 2 bits, each by inverse CDF from one uniform
+    (the first block also decides Z = 0), as long as every outcome of the block keeps
+    probability >= 2^-34; the remaining high bits one by one, by comparing a uniform with an
+    integer threshold (a product of such comparisons for probabilities below 2^-32).
     Every probability is computed once in 50-digit decimal arithmetic and turned into integer
-    thresholds (`_factors`), so the implemented law is known exactly; each sample uses a fixed
-    number of uniform draws, in sample order, so n draws at once equal n single draws.
+    thresholds, so the implemented law is known exactly; each sample uses a fixed number of
+    uniform draws, in sample order, so n draws at once equal n single draws.
 
     What the implementation adds (both computed exactly in `guarantee`): the thresholds are
-    within 2^-33 relative of the exact probabilities, which changes any ratio of two outcome
+    within 2^-29 relative of the exact probabilities, which changes any ratio of two outcome
     probabilities by a factor at most e^eta; and |Z| <= 2^J, so a shift by d <= D can move an
     outcome out of the support, with probability at most delta <= e^eta 2^-70 / (1 - a^(2^J)).
     Hence adding this Z to an integer query of sensitivity D is (epsilon + eta, delta)-DP,
@@ -138,7 +142,7 @@ class DiscreteLaplace:
         return self.epsilon + self.eta, self.delta
 
     def pmf(self, z) -> np.ndarray:
-        """The exact law (before the implementation's 2^-33 rounding): tanh(epsilon/(2D)) a^|z|."""
+        """The exact law (before the implementation's 2^-29 rounding): tanh(epsilon/(2D)) a^|z|."""
         z = np.asarray(z)
         return math.tanh(self.epsilon / (2 * self.D)) * np.exp(-np.abs(z) * self.epsilon / self.D)
 
@@ -148,38 +152,66 @@ class DiscreteLaplace:
         n = int(np.prod(shape, dtype=np.int64))
         out = np.empty(n, dtype=np.int64)
         plan = self._plan
-        words = len(plan.wide) + (len(plan.narrow) + 1) // 2
+        W, C = len(plan.wide), len(plan.chunks)
+        words = W + C + (len(plan.narrow) + 1) // 2
         for start in range(0, n, _BLOCK):
             stop = min(n, start + _BLOCK)
             u = rng.integers(0, _TWO64, size=(stop - start, words), dtype=np.uint64)
-            wide = u[:, :len(plan.wide)] < plan.wide
-            first = 2 * len(plan.wide)   # the narrow uniforms: the other words' 32-bit halves
+            wide = u[:, :W] < plan.wide
+            first = 2 * (W + C)   # the narrow uniforms: the remaining words' 32-bit halves
             narrow = u.view(np.uint32)[:, first:first + len(plan.narrow)] < plan.narrow
             events = np.empty((stop - start, plan.events), dtype=bool)
             events[:, plan.narrow_events] = narrow
             events[:, plan.wide_events] = wide[:, :len(plan.wide_events)]
             for column, event in plan.extra:   # the extra 2^-32 factors of small probabilities
                 events[:, event] &= wide[:, column]
-            magnitude = 1 + _pack(events[:, 2:])
+            events[:, plan.flipped] ^= True    # probabilities above 15/16, drawn as 1 - p
+            magnitude = _pack(events[:, 2:]) << plan.low
+            for i, (shift, guide, cuts) in enumerate(plan.chunks):   # the chunks of G's bits
+                v = _inverse_cdf(u[:, W + i], guide, cuts)
+                if i == 0:                     # outcome 0 is "Z = 0", v + 1 stands for v
+                    events[:, 1] = v == 0
+                    v = np.maximum(v - 1, 0)
+                magnitude += v << shift
             sign = np.where(events[:, 0], -1, 1)
-            out[start:stop] = np.where(events[:, 1], 0, sign * magnitude)
+            out[start:stop] = np.where(events[:, 1], 0, sign * (magnitude + 1))
         return out.reshape(shape)
 
 
 def _pack(bits: np.ndarray) -> np.ndarray:
     """sum_j bits[:, j] 2^j as int64 (bits: bool array of shape (n, J), J <= 62)."""
-    packed = np.packbits(bits, axis=1, bitorder="little")
-    padded = np.zeros((len(bits), 8), dtype=np.uint8)
-    padded[:, :packed.shape[1]] = packed
-    return padded.view("<u8").ravel().astype(np.int64)
+    packed = np.zeros(len(bits), dtype=np.int64)
+    for j in range(bits.shape[1]):
+        packed |= bits[:, j].astype(np.int64) << j
+    return packed
+
+
+def _inverse_cdf(u: np.ndarray, guide: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """v = the number of thresholds `cuts` (increasing; the last, 2^63, is a sentinel) that are
+    <= u >> 1, a uniform 63-bit integer: a guide table on its top 16 bits gives the least
+    possible v, and the few keys that share a bucket with thresholds step up one at a time."""
+    u = u >> np.uint64(1)
+    v = guide[u >> np.uint64(47)].astype(np.int64)
+    todo = np.flatnonzero(u >= cuts[v])
+    while todo.size:
+        v[todo] += 1
+        todo = todo[u[todo] >= cuts[v[todo]]]
+    return v
 
 
 class _Plan(NamedTuple):
-    """How one discrete Laplace sample is drawn. Events: 0 the sign, 1 "Z = 0", 2.. the bits
-    of G. Events with probability >= 1/16 use one 32-bit uniform (`narrow`), the others one or
-    more 64-bit uniforms (`wide`, the first factor; `extra` = (column, event) for the 2^-32
-    factors of the smallest)."""
+    """How one discrete Laplace sample is drawn. The low bits of G come in chunks of 8, 4 or 2
+    bits (bits 0 .. low - 1; `chunks` = (first bit, guide, thresholds)), each
+    drawn by inverse CDF from one 64-bit uniform (`chunks`: a guide table and 255 increasing
+    thresholds each, see `_inverse_cdf`).
+    Events: 0 the sign, 1 "Z = 0", 2.. the bits of G above the chunks. Events with probability
+    >= 1/16 use one 32-bit uniform (`narrow`), the others one or more 64-bit uniforms (`wide`,
+    the first factor; `extra` = (column, event) for the 2^-32 factors of the smallest;
+    `flipped`: events of probability above 15/16, drawn as their complement)."""
     bits: int
+    low: int
+    chunks: tuple
+    flipped: np.ndarray
     events: int
     narrow: np.ndarray
     narrow_events: np.ndarray
@@ -188,6 +220,33 @@ class _Plan(NamedTuple):
     extra: tuple
     eta: float
     delta: float
+
+
+def _chunk_table(r: Decimal, bits: int, zero: Decimal | None = None):
+    """Thresholds of the law P(v) ∝ r^v on v = 0..2^bits - 1 (`bits` consecutive bits of a
+    geometric variable from bit i on, r = a^(2^i)): c_v = round(2^64 F(v)), F the CDF; and the
+    distortion of the implemented law (c_v - c_(v-1))/2^64. None when some value would get
+    less than 2^-34 (relative error above 2^-30): then smaller chunks, or single bits.
+    Drawn from 63-bit uniforms. With `zero` = P(Z = 0) the outcome 0 is "Z = 0" and v + 1 stands for v, P(v)(1 - zero)."""
+    size = 1 << bits
+    norm = 1 - r ** size
+    probabilities = [r ** v * (1 - r) / norm for v in range(size)]
+    if zero is not None:
+        probabilities = [zero] + [p * (1 - zero) for p in probabilities]
+    whole = _TWO64 >> 1                          # 63-bit uniforms
+    cumulative, cuts = Decimal(0), []
+    for p in probabilities[:-1]:
+        cumulative += p
+        cuts.append(int((cumulative * whole).to_integral_value()))
+    edges = [0] + cuts + [whole]
+    if min(b - a for a, b in zip(edges, edges[1:])) < 2**29:
+        return None
+    ratios = [Decimal(b - a) / whole / p
+              for p, (a, b) in zip(probabilities, zip(edges, edges[1:]))]
+    cuts = np.array(cuts + [whole], dtype=np.uint64)
+    starts = np.arange(1 << 16, dtype=np.uint64) << np.uint64(47)   # the guide's buckets
+    guide = np.searchsorted(cuts[:-1], starts, side="right").astype(np.uint16)
+    return (guide, cuts), (max(ratios) / min(ratios)).ln()
 
 
 @functools.lru_cache(maxsize=256)
@@ -202,19 +261,37 @@ def _laplace_plan(D: int, epsilon: float) -> _Plan:
         if J > 62:
             raise ValueError(f"the noise scale is too large for int64 noise: D/epsilon = "
                              f"{float(t)!r} grid steps (at most about 2^55)")
-        probabilities = [Decimal(1) / 2, (1 - a) / (1 + a)]   # the sign, P(Z = 0)
-        for j in range(J):
+        zero = (1 - a) / (1 + a)                  # P(Z = 0), folded into the first chunk
+        chunks, eta, low = [], Decimal(0), 0      # bits 0 .. low - 1 are in chunks
+        while True:
+            for bits in (12, 8, 4, 2):
+                table = (_chunk_table(a ** (2**low), bits, None if chunks else zero)
+                         if low + bits <= J else None)
+                if table is not None:
+                    chunks.append((low,) + table[0])
+                    eta += table[1]
+                    low += bits
+                    break
+            else:
+                break
+        probabilities = [Decimal(1) / 2, zero]                # the sign, P(Z = 0)
+        for j in range(low, J):
             aj = a ** (2**j)
             probabilities.append(aj / (1 + aj))               # P(bit j of G = 1)
         narrow, narrow_events, wide, wide_events, extra = [], [], [], [], []
-        eta = Decimal(0)
+        flipped = []                                          # drawn as their complement
         for event, p in enumerate(probabilities):
-            if p >= Decimal(1) / 16:
+            if event == 1 and chunks:
+                continue                                      # drawn with the first chunk
+            if Decimal(1) / 16 <= p <= Decimal(15) / 16:
                 c = int((p * 2**32).to_integral_value())
                 narrow.append(c)
                 narrow_events.append(event)
                 eta += _distortion(p, Decimal(c) / 2**32)
                 continue
+            if p > Decimal(15) / 16:
+                flipped.append(event)
+                p = 1 - p
             factors = _factors(p)
             eta += _distortion(p, _implemented(factors))
             wide.append(factors[0])
@@ -224,9 +301,9 @@ def _laplace_plan(D: int, epsilon: float) -> _Plan:
         wide += [1 << (64 - _WORD)] * len(extra)
         tail = a ** (2**J - D - 1) / (1 - a ** (2**J))   # P(G >= 2^J - D - 1), truncated law
         delta = eta.exp() * tail
-    return _Plan(J, len(probabilities), np.array(narrow, dtype=np.uint32), np.array(narrow_events),
-                 np.array(wide, dtype=np.uint64), np.array(wide_events), extra, float(eta),
-                 float(delta))
+    return _Plan(J, low, tuple(chunks), np.array(flipped, dtype=np.int64), len(probabilities), np.array(narrow, dtype=np.uint32),
+                 np.array(narrow_events, dtype=np.int64), np.array(wide, dtype=np.uint64),
+                 np.array(wide_events, dtype=np.int64), extra, float(eta), float(delta))
 
 
 # ----------------------------------------------------------------------------------------

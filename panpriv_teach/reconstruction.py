@@ -1,12 +1,12 @@
 """Reconstruction attacks: answering too many subset-sum queries too accurately gives the
-database away ("How" is hard, seed 002).
+database away ("How" is hard, Dwork 2011).
 
-- `reconstruct_exhaustive`: Thm 1 of Dwork 2011 (seed 002, after Dinur and Nissim 2003):
+- `reconstruct_exhaustive`: Thm 1 of Dwork 2011, after Dinur and Nissim 2003:
   query all 2^n subsets, rule out every candidate that some answer contradicts by more than
   E; what survives is within 4E of the truth. Exponential: small n only.
-- `reconstruct_lp`: the efficient attack from random queries (seed 002: "noise of magnitude
-  o(√n) is blatantly non-private against n log² n randomly generated queries"; seed 001,
-  Thm 9), by LP decoding (Dwork, McSherry and Talwar 2007, seed 001's ref. [6]).
+- `reconstruct_lp`: the efficient attack from random queries (Dwork 2011: "noise of magnitude
+  o(√n) is blatantly non-private against n log² n randomly generated queries"; Mir et al. 2011,
+  Thm 9), by LP decoding (Dwork, McSherry and Talwar 2007, Mir et al. 2011's ref. [6]).
 - Helpers: random subset queries, the n log² n budget, bounded (also adversarial) noise,
   answers from the Laplace mechanism calibrated to the whole query set by composition, and
   the ceiling e^ε/(1 + e^ε) that ε-DP puts on guessing any one bit.
@@ -62,7 +62,7 @@ def all_subsets(n) -> np.ndarray:
 
 def random_queries(n, t, rng=None) -> np.ndarray:
     """t random subsets of [n]: a (t, n) 0/1 array, each entry 1 with probability 1/2
-    independently (the "randomly generated queries" of seed 002; seed 001, Thm 9)."""
+    independently (the "randomly generated queries" of Dwork 2011; Mir et al. 2011, Thm 9)."""
     n = require_int("n", n, low=1)
     t = require_int("t", t, low=1, note="the number of queries")
     return as_rng(rng).integers(0, 2, size=(t, n), dtype=np.int64)
@@ -70,7 +70,7 @@ def random_queries(n, t, rng=None) -> np.ndarray:
 
 def query_budget(n) -> int:
     """n log² n with the logarithm to base 2, rounded up: the number of random queries in
-    seed 002's statement (7·7·128 = 6272 at n = 128). With natural logarithms it would be
+    Dwork 2011's statement (7·7·128 = 6272 at n = 128). With natural logarithms it would be
     n ln² n ≈ 0.48 n log₂² n (3011 at n = 128)."""
     n = require_int("n", n, low=2)
     return math.ceil(n * math.log2(n) ** 2)
@@ -136,7 +136,7 @@ def worst_case_answers(database, bound, rng=None):
 
 
 def laplace_answers(database, queries, epsilon, rng=None) -> np.ndarray:
-    """Answers to the whole query set that are ε-DP together, by composition (seed 002):
+    """Answers to the whole query set that are ε-DP together, by composition (Dwork 2011):
     each of the t counting queries (sensitivity 1) gets Lap(t/ε), i.e. ε/t of the budget.
 
     (The exact L1 sensitivity of the vector of answers is the largest number of queries
@@ -154,7 +154,7 @@ def laplace_answers(database, queries, epsilon, rng=None) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 
 def reconstruct_exhaustive(answer, n, bound=None) -> np.ndarray:
-    """Thm 1's adversary (Dwork 2011, seed 002; Dinur and Nissim 2003): a 0/1 candidate.
+    """Thm 1's adversary (Dwork 2011, Dwork 2011; Dinur and Nissim 2003): a 0/1 candidate.
 
     `answer(q)` is the curator: it takes the 0/1 characteristic vector q (an int array of
     length n) of a subset S and returns the noisy count M(S) of ones in S. The attack
@@ -204,16 +204,16 @@ def reconstruct_exhaustive(answer, n, bound=None) -> np.ndarray:
 def reconstruct_lp(queries, answers, method="linf", fractional=False) -> np.ndarray:
     """LP decoding of a 0/1 database from noisy answers to (random) subset queries.
 
-    The efficient attack of seed 002 ("noise of magnitude o(√n) is blatantly non-private
+    The efficient attack of Dwork 2011 ("noise of magnitude o(√n) is blatantly non-private
     against a series of n log² n randomly generated queries, no matter the distribution on
-    the noise"; seed 001, Thm 9, after Dinur and Nissim 2003). Two linear programs over
+    the noise"; Mir et al. 2011, Thm 9, after Dinur and Nissim 2003). Two linear programs over
     x ∈ [0, 1]^n, then rounding at 1/2:
 
     method="linf" (Dinur–Nissim): minimise the largest error max_j |q_j·x − a_j|. Dinur and
         Nissim ask for any x with every error <= E; the minimiser is such an x whenever the
         noise is bounded by E, without knowing E. Their guarantee is for noise bounded by
         o(√n), of any distribution, even adversarial. One outlier spoils it.
-    method="l1" (LP decoding, Dwork, McSherry and Talwar 2007, seed 001's ref. [6]):
+    method="l1" (LP decoding, Dwork, McSherry and Talwar 2007, Mir et al. 2011's ref. [6]):
         minimise Σ_j |q_j·x − a_j|. Robust to a constant fraction of wild answers and better
         with i.i.d. noise (it averages), but an adversary with bounded noise can pull it
         further: at n = 128, E = √n/10, pushing each answer toward a database 8-16 rows

@@ -1,6 +1,6 @@
 """Sketches from p-stable laws, and the pan-private distinct count built on them.
 
-Mir, Muthukrishnan, Nikolov, Wright 2011 (seed 001): Def 6 (p-stable laws), §2.4 and Thm 5
+Mir, Muthukrishnan, Nikolov, Wright 2011 (Mir et al. 2011): Def 6 (p-stable laws), §2.4 and Thm 5
 (the sketch sk(a) = Xᵀa and its median estimator of Σ|a_i|^p), §3.1 (Alg 1: the sketch
 initialised with noise from the exponential mechanism with quality −d, Lemmas 1-3, Thm 6).
 Fully dynamic streams are (k, 2) int arrays of updates (i, d) (`panpriv_teach.streams`).
@@ -132,7 +132,7 @@ class StableSketch(StreamAlgorithm):
     so median_j |sk_j|^p / sf(p) estimates Σ|a_i|^p; with r = O(log(1/δ)/α²) it is within
     a factor (1 ± α)^p with probability 1 − δ. The exact law of the error is that of
     (median of r draws of |X_0|^p) / sf(p), whatever a is.
-    Seed: Mir et al. 2011, Def 6, §2.4, Thm 5; Alg 1's output line.
+    Source: Mir et al. 2011, Def 6, §2.4, Thm 5; Alg 1's output line.
     Correction: Alg 1 returns median_j |sk_j|^p · sf(p). With sf(p) = median|X_0|^p (as Alg 1
     defines it), Thm 5 gives median_j |sk_j|^p ≈ sf(p) Σ|a_i|^p, so one must DIVIDE by sf(p);
     multiplying is off by the factor sf(p)² (invisible at p = 1, where sf = 1; 0.83 at p = 2).
@@ -255,7 +255,7 @@ class PanPrivateDistinctCount(StableSketch):
     ‖c'‖₀ = d(y'), so the estimate is the Thm 5 estimate for a vector whose distinct count is
     D ± (d(y) + d(y')). At the sizes where exact enumeration is possible the additive term
     exceeds m: the theorem is true but says nothing useful there.
-    Seed: Mir et al. 2011, §3.1, Alg 1, Lemmas 1-3, Thm 6, Thm 2 (exponential mechanism).
+    Source: Mir et al. 2011, §3.1, Alg 1, Lemmas 1-3, Thm 6, Thm 2 (exponential mechanism).
 
     Parameters
     ----------
@@ -263,7 +263,7 @@ class PanPrivateDistinctCount(StableSketch):
     epsilon : Alg 1's privacy parameter.   p, r : the sketch (default 0.5, 2).
     resolution : grid points per unit for X (default 2; coarse grids create collisions
         Xᵀc = Xᵀc', where the minimum in d matters).
-    max_candidates : refuse (4Z + 1)^m above this (default 2,000,000 vectors).
+    max_candidates : refuse (4Z + 1)^m above this (default 2,Dwork 2010,Dwork 2010 vectors).
     """
 
     def __init__(self, universe_size, Z, epsilon, p=0.5, r=2, rng=None, resolution=2,

@@ -2,8 +2,8 @@
 
 A stream is a 1-D int array of elements of the universe X = {0, ..., universe_size - 1},
 or a fully dynamic stream: a (k, 2) int array of updates (i, d) (Mir et al. 2011, §2.1).
-Adjacency: Dwork 2010 (000) §3 (X-adjacency) and §5 (continual observation); Roth's notes
-(003) Def 2; Mir et al. 2011 (001) Def 4 and §5 (event-level neighbours).
+Adjacency: Dwork 2010, §3 (X-adjacency) and §5 (continual observation); Roth's notes
+(Roth 2011) Def 2; Mir et al. 2011, Def 4 and §5 (event-level neighbours).
 """
 from __future__ import annotations
 
@@ -200,15 +200,15 @@ def event_neighbours(stream, t, value=None, rng=None, universe_size=None) -> np.
     Dwork 2010, §5 defines Adj(S, S') iff "∃ x, x' ∈ X and ∃ T ⊆ [|S|] such that
     S|_{T: x → x'} = S'" (some instances of one x changed to x'; lengths stay equal).
     With T = all the instances of x this is user-level adjacency at fixed length
-    (`user_neighbours(..., replacement=x')`); the counters of §6-7 and 004 Thm 7 protect a
+    (`user_neighbours(..., replacement=x')`); the counters of §6-7 and Dwork–Roth notes, Thm 7 protect a
     single event, i.e. |T| = 1: streams that differ in one time step. That is what this
-    returns: a copy with element t (0-based; time t + 1 in the seeds) set to `value`:
+    returns: a copy with element t (0-based; time t + 1 in the sources) set to `value`:
     - value=None flips a bit (the stream must be 0/1: a counter's input, where 0 means
       "nothing happened");
     - value=an element ≠ stream[t], or "random" (uniform over the other elements of the
       universe; needs `universe_size`).
     For a (k, 2) dynamic stream, update t = (i_t, d_t) becomes (value, d_t) with
-    value ≠ i_t, the event-level neighbours of Mir et al. 2011, §5. (Neither seed requires
+    value ≠ i_t, the event-level neighbours of Mir et al. 2011, §5. (Neither source requires
     the neighbour to keep a_i >= 0: check with `frequencies` if it matters.)
     """
     universe_size = _optional_universe(universe_size)

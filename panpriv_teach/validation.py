@@ -1,5 +1,5 @@
 """Parameter checks shared by every module: reject bad input at the door, with a message
-that names the parameter, the value given and the valid range (and the seed's condition
+that names the parameter, the value given and the valid range (and the source's condition
 where there is one), so a student never gets a wrong answer or a numpy traceback.
 """
 from __future__ import annotations

@@ -275,6 +275,32 @@ def test_process_has_the_law_of_repeated_update(universe_size, m, repeats):
         assert abs(laws[0][key] - laws[1][key]) / runs <= 6 * math.sqrt(2 * p * (1 - p) / runs) + 1e-12
 
 
+@pytest.mark.parametrize("universe_size, m", [(5_000, 500), (200, 100)])   # both lookup paths
+def test_process_and_repeated_update_give_identical_results_for_the_same_seed(universe_size, m):
+    # An exact check (lecture 03's intruder's view shows one run for every intrusion time):
+    # the same bits and the same output, whether the stream goes in by `update`, by one
+    # `process`, or by `process` and `update` calls split anywhere.
+    stream = np.random.default_rng(1).integers(0, universe_size, 3_000)
+
+    def run(pieces):
+        est = DensityEstimator(universe_size, 0.5, m=m, rng=7)
+        for how, part in pieces:
+            if how == "process":
+                est.process(part)
+            else:
+                for x in part:
+                    est.update(x)
+        return est.b.copy(), est.output()
+
+    reference = run([("update", stream)])
+    for pieces in ([("process", stream)],
+                   [("process", stream[:1_000]), ("process", stream[1_000:])],
+                   [("update", stream[:300]), ("process", stream[300:2_500]),
+                    ("update", stream[2_500:])]):
+        bits, output = run(pieces)
+        assert np.array_equal(bits, reference[0]) and output == reference[1]
+
+
 # ------------------------------------------------------------------ no identifiers in memory
 
 def test_memory_holds_no_trace_of_a_user_outside_M():

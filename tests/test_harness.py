@@ -385,3 +385,33 @@ def test_every_checker_module_gets_its_summary():
     assert callable(density.summary)
     with pytest.raises(ProgressIncomplete):
         density.summary()
+
+
+# ---------------------------------------------------------------- in a real kernel
+
+@pytest.mark.notebooks
+def test_run_all_carries_on_past_a_failed_check_and_the_summary_fails_the_notebook(tmp_path):
+    """In Jupyter (a real kernel, nbclient): a failed check cell shows ✗ and its diagnosis
+    without an error, so the next cells still run; the summary cell raises, showing only
+    the verdicts, no library traceback."""
+    import nbformat
+    from panpriv_teach.notebooks import execute_copy
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "from panpriv_teach.exercises import density as check",
+        "check.exercise_3_1(lambda epsilon: epsilon)",       # wrong
+        "check.exercise_3_2(lambda *args: 1 / 0)",           # raises
+        "print('still running')",
+        "check.summary()")]
+    path = tmp_path / "03_density_estimation.ipynb"
+    nbformat.write(nb, path)
+    cells = execute_copy(path, timeout=120).cells
+    errors = [(i, out.ename) for i, c in enumerate(cells) for out in c.outputs
+              if out.output_type == "error"]
+    assert errors == [(4, "ProgressIncomplete")]
+    text = [ANSI.sub("", "".join(o.get("text", "") for o in c.outputs)) for c in cells]
+    assert text[1].startswith(f"{FAIL_MARK} Exercise 3.1 not passed yet\n")
+    assert "raised ZeroDivisionError" in text[2] and text[3] == "still running\n"
+    shown = ANSI.sub("", "\n".join(cells[4].outputs[-1].traceback))
+    assert "0 of 6 exercises passed" in shown and "Traceback" not in shown
+    assert "harness.py" not in shown

@@ -5,10 +5,11 @@ The worker (`panpriv_teach.grading.worker`) runs with the grader's Python in iso
 (`-I`: no user site, no PYTHON* variables, no current directory on sys.path), in its own
 temporary directory and process group, with one BLAS thread. Limits hold without signals:
 time, by the grader waiting at most until the deadline and then killing the worker (and
-its process group on POSIX, where a forked child would otherwise outlive it); memory, by
-RLIMIT_AS inside the worker where the `resource` module exists (Linux, macOS), otherwise by
-a psutil watchdog in the grader that kills a worker whose resident memory exceeds the limit
-(when psutil is importable; without either, no memory limit).
+its process group on POSIX, where a forked child would otherwise outlive it; on Windows its
+process tree, with psutil); memory, by RLIMIT_AS inside the worker on Linux (an allocation
+beyond it raises MemoryError in the student's code), elsewhere by a psutil watchdog in the
+grader that kills a worker (and its children) whose resident memory exceeds the limit (when
+psutil is importable; without it, no memory limit there).
 """
 from __future__ import annotations
 
@@ -175,11 +176,9 @@ class Worker:
 
 
 def _has_rlimit() -> bool:
-    try:
-        import resource  # noqa: F401
-    except ImportError:
-        return False
-    return sys.platform.startswith("linux") or sys.platform == "darwin"
+    """Whether RLIMIT_AS bounds the worker's memory: on Linux (macOS accepts the limit but
+    does not enforce it on allocations; Windows has no `resource`)."""
+    return sys.platform.startswith("linux")
 
 
 def _kill_tree(pid: int) -> None:

@@ -128,7 +128,7 @@ def test_cum_variance_passes(capsys):
 
 
 @pytest.mark.parametrize("wrong, words", [
-    (lambda t, T, e: cum_variance(t, T, e) / 2, ["2b²"]),
+    (lambda t, T, e: cum_variance(t, T, e) / 2, ["2s²"]),
     (lambda t, T, e: 2 * (tree_levels(T) / e) ** 2 * tree_levels(T), ["one per 1-bit"]),
     (lambda t, T, e: 2 * (tree_levels(T) / e) ** 2 * bin(t).count("1"), ["two children"]),
     (lambda t, T, e: cum_variance(t, T, e) * (math.log2(T) / tree_levels(T)) ** 2,

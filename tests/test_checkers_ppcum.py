@@ -13,8 +13,8 @@ from checker_testing import fails_with, passes
 
 
 # 5.1 -------------------------------------------------------------------------------
-def erased_after(t, n):
-    return {I for I in tree_nodes(n) if I[1] <= t}
+def erased_after(t, T):
+    return {I for I in tree_nodes(T) if I[1] <= t}
 
 
 def test_erased_after_passes(capsys):
@@ -22,17 +22,17 @@ def test_erased_after_passes(capsys):
 
 
 def test_erased_after_mistakes_are_named():
-    fails_with(check.exercise_5_1, lambda t, n: {I for I in tree_nodes(n) if I[0] <= t},
+    fails_with(check.exercise_5_1, lambda t, T: {I for I in tree_nodes(T) if I[0] <= t},
                "sticks out past t")                              # the proof's reading
-    fails_with(check.exercise_5_1, lambda t, n: erased_after(t, n) | {(1, n)}, "root")
-    fails_with(check.exercise_5_1, lambda t, n: {I for I in tree_nodes(n) if I[1] == t},
+    fails_with(check.exercise_5_1, lambda t, T: erased_after(t, T) | {(1, T)}, "root")
+    fails_with(check.exercise_5_1, lambda t, T: {I for I in tree_nodes(T) if I[1] == t},
                "only the nodes erased at")
-    fails_with(check.exercise_5_1, lambda t, n: {I for I in tree_nodes(n) if I[1] < t}, "forget")
-    fails_with(check.exercise_5_1, lambda t, n: 3, "(start, end) pairs")
+    fails_with(check.exercise_5_1, lambda t, T: {I for I in tree_nodes(T) if I[1] < t}, "forget")
+    fails_with(check.exercise_5_1, lambda t, T: 3, "(start, end) pairs")
 
 
 # 5.2 -------------------------------------------------------------------------------
-def view_after(x, N, N_I, n):
+def view_after(x, N, N_I, T):
     X, releases = N, []
     for i, bit in enumerate(x, start=1):
         X += bit
@@ -45,42 +45,42 @@ def test_view_after_passes(capsys):
 
 
 def test_view_after_mistakes_are_named():
-    def no_N(x, N, N_I, n):
-        r, X, k = view_after(x, N, N_I, n)
+    def no_N(x, N, N_I, T):
+        r, X, k = view_after(x, N, N_I, T)
         return [v - N for v in r], X, k
 
-    def exact_X(x, N, N_I, n):
-        r, X, k = view_after(x, N, N_I, n)
+    def exact_X(x, N, N_I, T):
+        r, X, k = view_after(x, N, N_I, T)
         return r, sum(x), k
 
-    def keeps_all(x, N, N_I, n):
-        r, X, k = view_after(x, N, N_I, n)
+    def keeps_all(x, N, N_I, T):
+        r, X, k = view_after(x, N, N_I, T)
         return r, X, dict(N_I)
 
-    def proof_memory(x, N, N_I, n):
-        r, X, k = view_after(x, N, N_I, n)
+    def proof_memory(x, N, N_I, T):
+        r, X, k = view_after(x, N, N_I, T)
         return r, X, {(s, e): v for (s, e), v in N_I.items() if s > len(x)}
 
-    def leaf_only(x, N, N_I, n):
+    def leaf_only(x, N, N_I, T):
         X, releases = N, []
         for i, bit in enumerate(x, start=1):
             X += bit
             releases.append(X + N_I[(i, i)])
-        return releases, X, view_after(x, N, N_I, n)[2]
+        return releases, X, view_after(x, N, N_I, T)[2]
 
-    fails_with(check.exercise_5_2, no_N, "contain n")
+    fails_with(check.exercise_5_2, no_N, "contain N")
     fails_with(check.exercise_5_2, exact_X, "exact count")
     fails_with(check.exercise_5_2, keeps_all, "erased their noise")
     fails_with(check.exercise_5_2, proof_memory, "still needed")
     fails_with(check.exercise_5_2, leaf_only, "release at step")
-    fails_with(check.exercise_5_2, lambda x, N, N_I, n: None, "tuple")
-    fails_with(check.exercise_5_2, lambda x, N, N_I, n: ([0.0] * len(x), float("nan"), {}), "nan")
+    fails_with(check.exercise_5_2, lambda x, N, N_I, T: None, "tuple")
+    fails_with(check.exercise_5_2, lambda x, N, N_I, T: ([0.0] * len(x), float("nan"), {}), "nan")
 
 
 # 5.3 -------------------------------------------------------------------------------
-def coupling(j, n):
+def coupling(j, T):
     shift = {"N": -1}
-    shift.update({I: 1 for I in (dyadic_intervals(j - 1, n) if j > 1 else [])})
+    shift.update({I: 1 for I in (dyadic_intervals(j - 1, T) if j > 1 else [])})
     return shift
 
 
@@ -89,17 +89,17 @@ def test_coupling_passes(capsys):
 
 
 def test_coupling_mistakes_are_named():
-    fails_with(check.exercise_5_3, lambda j, n: {**coupling(j, n), "N": 1}, "other way")
+    fails_with(check.exercise_5_3, lambda j, T: {**coupling(j, T), "N": 1}, "other way")
     fails_with(check.exercise_5_3,
-               lambda j, n: {"N": -1, **{I: 1 for I in dyadic_intervals(j, n)}}, "[1, j - 1]")
-    fails_with(check.exercise_5_3, lambda j, n: {"N": -1, **{I: 1 for I in nodes_containing(j, n)}},
+               lambda j, T: {"N": -1, **{I: 1 for I in dyadic_intervals(j, T)}}, "[1, j - 1]")
+    fails_with(check.exercise_5_3, lambda j, T: {"N": -1, **{I: 1 for I in nodes_containing(j, T)}},
                "contain j")
-    fails_with(check.exercise_5_3, lambda j, n: {"N": -1}, "views after")
-    fails_with(check.exercise_5_3, lambda j, n: [], "dict")
+    fails_with(check.exercise_5_3, lambda j, T: {"N": -1}, "views after")
+    fails_with(check.exercise_5_3, lambda j, T: [], "dict")
 
 
 def test_coupling_that_is_valid_but_expensive_is_flagged():
-    def leaves(j, n):     # +1 on every leaf before j: valid, cost j
+    def leaves(j, T):     # +1 on every leaf before j: valid, cost j
         return {"N": -1, **{(i, i): 1 for i in range(1, j)}}
     fails_with(check.exercise_5_3, leaves, "costs")
 

@@ -140,11 +140,11 @@ def test_6_6_correct_choice_passes(capsys):
 
 
 @pytest.mark.parametrize("wrong, words", [
-    (lambda k, d, b, F1, l: (k, pick_h_and_c(k, d, b, F1, l)[1]), ["lemma 6"]),
+    (lambda k, d, b, F1, l: (k, pick_h_and_c(k, d, b, F1, l)[1]), ["lemma 6.6"]),
     (lambda k, d, b, F1, l: (10 * pick_h_and_c(k, d, b, F1, l)[0], pick_h_and_c(k, d, b, F1, l)[1]),
      ["not the smallest"]),
     (lambda k, d, b, F1, l: (pick_h_and_c(k, d, b, F1, l)[0], 2 * pick_h_and_c(k, d, b, F1, l)[1]),
-     ["lemma 7"]),
+     ["lemma 6.7"]),
     (lambda k, d, b, F1, l: (pick_h_and_c(k, d, b, F1, l)[0], 1.01), ["not the largest"]),
     (lambda k, d, b, F1, l: (pick_h_and_c(k, d, b, F1, l)[0] + 0.5, 2.0), ["integer"]),
     (lambda k, d, b, F1, l: 7, ["pair"]),

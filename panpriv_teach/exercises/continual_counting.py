@@ -63,7 +63,7 @@ def exercise_4_1(simple_counter):
     if abs(shape - math.sqrt(2)) > 0.04:
         kind = ("it is Gaussian, " if abs(shape - math.sqrt(math.pi / 2)) <= 0.04 else "")
         raise ExerciseFailed(f"your noise is not Laplace noise: {kind}std / mean |noise| = "
-                             f"{shape:.3f} per step, where Lap(b) gives 1.414 (Gaussian 1.253). "
+                             f"{shape:.3f} per step, where Lap(s) gives 1.414 (Gaussian 1.253). "
                              "The privacy argument needs Laplace noise: rng.laplace.")
     # sample variance of a sum of t Lap(b): s.e. b^2 sqrt((8 t^2 + 12 t)/runs); 6 s.e.
     for t in (1, T):
@@ -193,7 +193,7 @@ def exercise_4_3(cum_noise_scale):
     if _first_mismatch([(T, e)], [as_real(call(cum_noise_scale, T, e), f"cum_noise_scale({T}, {e!r})")],
                        lambda T, e: tree_levels(T) / e) is not None:
         raise looked_up(f"cum_noise_scale({T}, {e!r})")
-    return "b = L/ε with L = ceil(log2 T) noisy nodes per x_i."
+    return "s = L/ε with L = ceil(log2 T) noisy nodes per x_i."
 
 
 # ---------------------------------------------------------------- 4.4 variance of release t
@@ -208,14 +208,14 @@ def exercise_4_4(cum_variance):
     # first option is the right one.
     scales = {"L/ε": lambda T, e: tree_levels(T) / e,
               "log2": lambda T, e: math.log2(T) / e}
-    per_node = {"2b²": lambda b: 2 * b * b, "b²": lambda b: b * b}
+    per_node = {"2s²": lambda s: 2 * s * s, "s²": lambda s: s * s}
     counts = {"nodes": lambda t, T: int(decomposition_sizes(T)[t - 1]),
               "root": lambda t, T: bin(t).count("1"),
               "L nodes": lambda t, T: tree_levels(T)}
     outputs = {"variance": lambda v: v, "std": math.sqrt}
     hints = {
         "log2": "for T not a power of two the scale is ceil(log2 T)/ε (exercise 4.3)",
-        "b²": "a Lap(b) variable has variance 2b², not b²: the factor 2 is missing",
+        "s²": "a Lap(s) variable has variance 2s², not s²: the factor 2 is missing",
         "root": "at t = T = 2^L Cum uses the root's two children (the root is not noised), so "
                 "two nodes",
         "L nodes": "release t sums the noise of the nodes of [1, t] only, one per 1-bit of t, "

@@ -25,8 +25,8 @@ def _crossing(c):
     return brentq(lambda e: _loss(e) - c * e, 1e-9, 2 - 1e-12, xtol=1e-14)
 
 
-# ---------------------------------------------------------------- 3.1 Claim 4.1, exactly
-@exercise("3.1", "Claim 4.1, exactly",
+# ---------------------------------------------------------------- 3.1 Claim 3.1, exactly
+@exercise("3.1", "Claim 3.1, exactly",
           solved_by=("panpriv_teach.density.claim_4_1_epsilon",))
 def exercise_3_1(bit_privacy_loss):
     for eps in (0.1, 0.25, 0.5, 1.0, 1.5, 1.9):
@@ -36,7 +36,7 @@ def exercise_3_1(bit_privacy_loss):
             continue
         if abs(got - math.log1p(eps / 2)) <= 1e-9:
             raise ExerciseFailed("you computed the ratio at b = 1 only, ln(P_D1(1)/P_D0(1)), as "
-                                 "the proof of Thm 5 in Roth 2011 does. The privacy loss is the "
+                                 "the proof of Theorem 3.1 in Roth 2011 (its Thm 5) does. The privacy loss is the "
                                  "max over BOTH outputs: look at b = 0 too.")
         if abs(got - eps / 2) <= 1e-9 or abs(got - eps) <= 1e-9:
             raise ExerciseFailed(f"bit_privacy_loss({eps}) = {got:g} is a bound from the text, not "
@@ -51,7 +51,7 @@ def exercise_3_1(bit_privacy_loss):
     eps = float(fresh_rng().uniform(0.05, 1.95))
     if abs(as_real(call(bit_privacy_loss, eps), f"bit_privacy_loss({eps!r})") - _loss(eps)) > 1e-9:
         raise looked_up(f"bit_privacy_loss({eps!r})")
-    return "exact for ε from 0.1 to 1.9 — and ≤ ε for every ε ≤ 1/2, as Claim 4.1 says."
+    return "exact for ε from 0.1 to 1.9 — and ≤ ε for every ε ≤ 1/2, as Claim 3.1 says."
 
 
 @exercise("3.2", "Where a bound on the loss of one bit stops holding",
@@ -68,7 +68,7 @@ def exercise_3_2(where_claim_fails):
                                  "c·ε moves with c. Compute it from c (bisection on "
                                  "loss(ε) − c·ε).")
         if c == 1 and abs(got - 0.5) <= 1e-9:
-            raise ExerciseFailed("1/2 is where Claim 4.1 is STATED to hold, not where it fails: "
+            raise ExerciseFailed("1/2 is where Claim 3.1 is STATED to hold, not where it fails: "
                                  "compute the loss for larger ε.")
         if abs(got - 2.0) <= 1e-3:
             raise ExerciseFailed("at ε = 2, D1 stops being a distribution (P(1) = 1), but the loss "
@@ -88,7 +88,7 @@ def exercise_3_2(where_claim_fails):
     if abs(as_real(call(where_claim_fails, c), f"where_claim_fails({c!r})") - _crossing(c)) > 1e-3:
         raise looked_up(f"where_claim_fails({c!r})")
     return (f"the loss of one bit stays ≤ ε up to ε ≈ {answers[1.0]:.3f}, far beyond the 1/2 of "
-            "Claim 4.1; a sharper claim, ≤ 0.75·ε, would hold up to "
+            "Claim 3.1; a sharper claim, ≤ 0.75·ε, would hold up to "
             f"ε ≈ {answers[0.75]:.3f}.")
 
 
@@ -234,7 +234,7 @@ def exercise_3_5(roth_m):
     if as_real(call(roth_m, *case), f"roth_m{case}") != math.ceil(
             200 * math.log(1 / beta) / (eps ** 2 * alpha ** 2)):
         raise looked_up(f"roth_m{case}")
-    from panpriv_teach.density import DensityEstimator   # the empirical check of Thm 6
+    from panpriv_teach.density import DensityEstimator   # the empirical check of Theorem 3.2
     eps, alpha, beta = cases[0]
     m = int(values[0])
     rng = np.random.default_rng(305)
@@ -248,7 +248,7 @@ def exercise_3_5(roth_m):
         errors.append(abs(est.output() - density))
     bad = int(np.sum(np.array(errors) > alpha))
     return (f"m = {m:,} for (ε, α, β) = ({eps}, {alpha}, {beta}). With it, {bad} of 100 runs erred "
-            f"by more than α (Thm 6 allows β = {beta:.0%}); the largest error was "
+            f"by more than α (Theorem 3.2 allows β = {beta:.0%}); the largest error was "
             f"{max(errors):.3f}: Roth's constant 200 is generous.")
 
 

@@ -127,7 +127,7 @@ _WRONG_SCALES = {  # formula for the scale → what the student probably did
     "ε/Δ": (lambda d, e: e / d, "your scale is upside down (ε/Δ): it should grow as ε shrinks"),
     "Δε": (lambda d, e: d * e, "you multiplied by ε: smaller ε must mean MORE noise"),
     "Δ/ε/√2": (lambda d, e: d / e / np.sqrt(2), "your noise has standard deviation Δ/ε; "
-               "the Laplace SCALE b is Δ/ε, and its standard deviation is √2·b"),
+               "the Laplace SCALE s is Δ/ε, and its standard deviation is √2·s"),
     "2Δ/ε": (lambda d, e: 2 * d / e, "your noise is twice too wide: the scale is Δ/ε"),
 }
 

@@ -34,7 +34,7 @@ def _bits(value, what, n):
     return array.astype(np.int64)
 
 
-# ---------------------------------------------------------------- 7.1 Thm 1, exhaustive
+# ---------------------------------------------------------------- 7.1 Theorem 7.1, exhaustive
 class _Curator:
     """Answers subset queries (0/1 vectors of length n) from a table, counting them."""
 
@@ -71,7 +71,7 @@ def _curators(rng):
     return cases
 
 
-@exercise("7.1", "Thm 1: the exhaustive reconstruction attack",
+@exercise("7.1", "Theorem 7.1: the exhaustive reconstruction attack",
           solved_by=("panpriv_teach.reconstruction.reconstruct_exhaustive",))
 def exercise_7_1(exhaustive_attack):
     rng = np.random.default_rng(701)
@@ -97,9 +97,9 @@ def exercise_7_1(exhaustive_attack):
                 f"the subset S = {members} its count differs from the curator's answer by "
                 f"{errors[worst]:.3g} > E. Step 2 of the proof rules out a candidate as soon as "
                 "ONE subset contradicts it by more than E (and compares absolute values).")
-        if np.sum(guess != d) > 4 * E:           # impossible for a survivor (Thm 1)
+        if np.sum(guess != d) > 4 * E:           # impossible for a survivor (Theorem 7.1)
             raise ExerciseFailed("your candidate survives but is far from the truth: check it.")
-    return "every candidate you returned survives all 2^n answers, so it is within 4E (Thm 1)."
+    return "every candidate you returned survives all 2^n answers, so it is within 4E (Theorem 7.1)."
 
 
 # ---------------------------------------------------------------- 7.2 LP decoding

@@ -40,49 +40,50 @@ def _fmt(nodes):
 @exercise("5.1", "The nodes PPCum has erased after step t",
           solved_by=("panpriv_teach.ppcum.erased_nodes", "panpriv_teach.ppcum.kept_nodes"))
 def exercise_5_1(erased_after):
-    for t, n in _CASES:
-        got = _nodes(call(erased_after, t, n), f"erased_after({t}, {n})")
-        right = {I for I in tree_nodes(n) if I[1] <= t}
-        if (1, n) in got:
-            raise ExerciseFailed("your set contains the root [1, n]: PPCum has no noise for the "
-                                 "root (\"for each node I of T except the root\").")
+    for t, T in _CASES:
+        got = _nodes(call(erased_after, t, T), f"erased_after({t}, {T})")
+        right = {I for I in tree_nodes(T) if I[1] <= t}
+        if (1, T) in got:
+            raise ExerciseFailed("your set contains the root [1, T]: PPCum has no noise for the "
+                                 "root (the Dwork–Roth notes: \"for each node I of T except the "
+                                 "root\", T their tree).")
         straddle = {I for I in got - right if I[0] <= t}
         if straddle:
-            raise ExerciseFailed(f"after step {t} of n = {n} you erase {_fmt(straddle)}, which "
+            raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(straddle)}, which "
                                  "meets [1, t] but sticks out past t: PPCum still needs its noise "
                                  "for a later release. Erase only I ⊆ [1, t].")
         if got - right:
-            raise ExerciseFailed(f"after step {t} of n = {n} you erase {_fmt(got - right)}, which "
+            raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(got - right)}, which "
                                  "lies entirely in the future.")
         if got == {I for I in right if I[1] == t} and got != right:
-            raise ExerciseFailed(f"after step {t} of n = {n} you list only the nodes erased AT "
+            raise ExerciseFailed(f"after step {t} of T = {T} you list only the nodes erased AT "
                                  "step t; the question asks for everything erased by then (all "
                                  "I ⊆ [1, t]).")
         if got != right:
-            raise ExerciseFailed(f"after step {t} of n = {n} you forget {_fmt(right - got)}: "
+            raise ExerciseFailed(f"after step {t} of T = {T} you forget {_fmt(right - got)}: "
                                  "every node inside [1, t] has been erased by then.")
     return "PPCum keeps only the noise of nodes that still end in the future."
 
 
 # ---------------------------------------------------------------- 5.2 the view
-def _random_noise(n, rng):
-    return float(rng.normal()), {I: float(v) for I, v in zip(tree_nodes(n), rng.normal(size=2 * n - 2))}
+def _random_noise(T, rng):
+    return float(rng.normal()), {I: float(v) for I, v in zip(tree_nodes(T), rng.normal(size=2 * T - 2))}
 
 
 @exercise("5.2", "The view after step t", solved_by=("panpriv_teach.ppcum.ppcum_view",))
 def exercise_5_2(view_after):
     rng = np.random.default_rng(52)
-    for n in (4, 8):
+    for T in (4, 8):
         for trial in range(4):
-            x = [int(v) for v in rng.integers(0, 2, n)]
-            t = int(rng.integers(1, n + 1))
-            N, N_I = _random_noise(n, rng)
-            answer = call(view_after, x[:t], N, dict(N_I), n)
+            x = [int(v) for v in rng.integers(0, 2, T)]
+            t = int(rng.integers(1, T + 1))
+            N, N_I = _random_noise(T, rng)
+            answer = call(view_after, x[:t], N, dict(N_I), T)
             if not isinstance(answer, tuple) or len(answer) != 3:
                 raise ExerciseFailed("view_after should return a tuple (releases, X, kept), got "
                                      f"{type(answer).__name__}.")
             releases, X, kept = answer
-            right = ppcum_view(x[:t], n, N, N_I)
+            right = ppcum_view(x[:t], T, N, N_I)
             try:
                 releases = np.asarray(releases, dtype=float).ravel()
             except (TypeError, ValueError):
@@ -111,11 +112,11 @@ def exercise_5_2(view_after):
             kept_nodes = _nodes(kept.keys(), "kept")
             right_nodes = set(right["memory"]["N_I"])
             if kept_nodes - right_nodes:
-                raise ExerciseFailed(f"after step {t} of n = {n} your memory still holds "
+                raise ExerciseFailed(f"after step {t} of T = {T} your memory still holds "
                                      f"{_fmt(kept_nodes - right_nodes)}: those nodes lie inside "
                                      "[1, t], and PPCum erased their noise.")
             if right_nodes - kept_nodes:
-                raise ExerciseFailed(f"after step {t} of n = {n} your memory lacks "
+                raise ExerciseFailed(f"after step {t} of T = {T} your memory lacks "
                                      f"{_fmt(right_nodes - kept_nodes)}: a node that ends after "
                                      "t is still needed, so its noise is kept.")
             for I in right_nodes:
@@ -125,57 +126,57 @@ def exercise_5_2(view_after):
 
 
 # ---------------------------------------------------------------- 5.3 the coupling
-@exercise("5.3", "Thm 7's coupling shift", solved_by=("panpriv_teach.ppcum.coupling_shift",))
+@exercise("5.3", "Theorem 5.1's coupling shift", solved_by=("panpriv_teach.ppcum.coupling_shift",))
 def exercise_5_3(coupling):
     rng = np.random.default_rng(53)
-    for n in (4, 8, 16):
-        for j in range(1, n + 1):
-            shift = call(coupling, j, n)
+    for T in (4, 8, 16):
+        for j in range(1, T + 1):
+            shift = call(coupling, j, T)
             if not isinstance(shift, dict) or "N" not in shift:
                 raise ExerciseFailed("coupling should return a dict with the key \"N\" and one key "
                                      "per shifted node.")
-            if (1, n) in shift:
+            if (1, T) in shift:
                 raise ExerciseFailed("there is no root noise to shift.")
             v_N = as_real(shift["N"], 'shift["N"]')
             if v_N == 1.0:
                 raise ExerciseFailed("shift N the other way: x'_j = x_j + 1 must be cancelled, "
                                      "so N' = N - 1.")
             nodes = {I: as_real(v, f"shift[{I}]") for I, v in shift.items() if I != "N"}
-            unknown = [I for I in nodes if I not in set(tree_nodes(n))]
+            unknown = [I for I in nodes if I not in set(tree_nodes(T))]
             if unknown:
-                raise ExerciseFailed(f"{unknown[0]} is not a node of the tree for n = {n}.")
-            if j < n and set(nodes) == set(dyadic_intervals(j, n)):
+                raise ExerciseFailed(f"{unknown[0]} is not a node of the tree for T = {T}.")
+            if j < T and set(nodes) == set(dyadic_intervals(j, T)):
                 raise ExerciseFailed(f"for j = {j} you shift the nodes of [1, j]; the releases "
                                      "from step j on already contain the change of x_j, only "
                                      "those before j need +1: use [1, j - 1].")
-            if set(nodes) == set(nodes_containing(j, n)):
+            if set(nodes) == set(nodes_containing(j, T)):
                 raise ExerciseFailed("you shift the nodes that contain j; shift the nodes whose "
                                      "union is [1, j - 1] (releases before j).")
-            N, N_I = _random_noise(n, rng)
-            x = rng.integers(0, 2, n)
+            N, N_I = _random_noise(T, rng)
+            x = rng.integers(0, 2, T)
             x[j - 1] = 0
             x2 = x.copy()
             x2[j - 1] = 1
             N2 = N + v_N
             N_I2 = {I: N_I[I] + nodes.get(I, 0.0) for I in N_I}
-            for t in range(j, n + 1):
-                a, b = ppcum_view(x, n, N, N_I, t), ppcum_view(x2, n, N2, N_I2, t)
+            for t in range(j, T + 1):
+                a, b = ppcum_view(x, T, N, N_I, t), ppcum_view(x2, T, N2, N_I2, t)
                 if not (np.allclose(a["releases"], b["releases"], atol=1e-9)
                         and abs(a["memory"]["X"] - b["memory"]["X"]) < 1e-9
                         and a["memory"]["N_I"] == b["memory"]["N_I"]):
-                    raise ExerciseFailed(f"for n = {n}, j = {j}: with your shift the views after "
+                    raise ExerciseFailed(f"for T = {T}, j = {j}: with your shift the views after "
                                          f"step {t} differ. Every release before j needs +1 from "
                                          "the nodes, every release from j on needs 0, and kept "
                                          "noise must not move.")
             cost = abs(v_N) + sum(abs(v) for v in nodes.values())
-            if cost > tree_levels(n) + 1 + 1e-9:
-                raise ExerciseFailed(f"for n = {n}, j = {j} your shift is valid but costs "
-                                     f"{cost:g} > log n + 1: use the dyadic decomposition.")
-    return "the shifted noise gives identical views, at a cost of at most log n + 1."
+            if cost > tree_levels(T) + 1 + 1e-9:
+                raise ExerciseFailed(f"for T = {T}, j = {j} your shift is valid but costs "
+                                     f"{cost:g} > log T + 1: use the dyadic decomposition.")
+    return "the shifted noise gives identical views, at a cost of at most log T + 1."
 
 
-# ---------------------------------------------------------------- 5.4 Claim 7.1
-@exercise("5.4", "Claim 7.1, exactly", solved_by=("panpriv_teach.continual.claim_7_1",))
+# ---------------------------------------------------------------- 5.4 Claim 5.1
+@exercise("5.4", "Claim 5.1, exactly", solved_by=("panpriv_teach.continual.claim_7_1",))
 def exercise_5_4(claim):
     for eps in (Fraction(1, 10), Fraction(1, 4), Fraction(2, 5)):
         answer = call(claim, eps)
@@ -212,7 +213,7 @@ def exercise_5_5(estimate):
         eps = float(rng.uniform(0.05, 0.4))
         t = int(rng.integers(1, 10_000))
         k = int(rng.integers(0, min(m, t) + 1))
-        expected_ocount = t / 2 + eps**2 / 2 * k             # Claim 7.1
+        expected_ocount = t / 2 + eps**2 / 2 * k             # Claim 5.1 (Dwork 2010, Claim 7.1)
         got = as_real(call(estimate, expected_ocount, t, m, eps), "estimate(...)")
         right = k / m
         if math.isclose(got, right, rel_tol=1e-9, abs_tol=1e-12):

@@ -164,9 +164,9 @@ def exercise_2_3(channel_epsilon):
                                  "ln P(x')| (or both orders).")
         if len(channel) > 2 and _close(got, _first_two_rows(channel)):
             raise ExerciseFailed(f"wrong on {what}: you compared only the first two inputs. "
-                                 "Def 1 asks for every pair of inputs x, x'.")
+                                 "Definition 2.1 asks for every pair of inputs x, x'.")
         if len(channel) > 2 and _close(got, _adjacent_rows(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared only neighbouring rows. Def 1 "
+            raise ExerciseFailed(f"wrong on {what}: you compared only neighbouring rows. Definition 2.1 "
                                  "asks for every pair of inputs x, x'.")
         raise ExerciseFailed(f"wrong on {what}: ε = max over inputs x, x' and outputs y of "
                              "ln(P[y | x] / P[y | x']).")

@@ -259,7 +259,7 @@ def exercise_6_6(pick_h_and_c):
         if h != int(h):
             raise ExerciseFailed("h is a number of buckets: return an integer.")
         if h < h_min:
-            raise ExerciseFailed(f"{shown}: with h = {h:g} Lemma 6 only guarantees "
+            raise ExerciseFailed(f"{shown}: with h = {h:g} Lemma 6.6 only guarantees "
                                  f"k̃/HH(k) >= {1 - k / (delta * h):.3f} w.p. 1 − δ, less than "
                                  "1 − β. Solve 1 − k/(δh) >= 1 − β for h.")
         if h > h_min:
@@ -269,11 +269,11 @@ def exercise_6_6(pick_h_and_c):
             raise ExerciseFailed("c must exceed 1: the second level is F1/(ck) < F1/k.")
         if c > c_max * (1 + 1e-9):
             raise ExerciseFailed(f"{shown}: with c = {c:.4g} the light items are not below "
-                                 "F1·δ/(2c²k²), so Lemma 7 no longer applies: buckets of light "
+                                 "F1·δ/(2c²k²), so Lemma 6.7 no longer applies: buckets of light "
                                  "items could pass F1/(ck).")
         if c < c_max * (1 - 1e-6):
             raise ExerciseFailed(f"{shown}: c = {c:.4g} is safe but not the largest allowed; a "
-                                 "larger c separates the two levels more (the factors of Thm 8 "
+                                 "larger c separates the two levels more (the factors of Theorem 6.4 "
                                  "get closer to 1/2 and 2).")
     fresh = fresh_rng()   # F1 large enough that the largest c exceeds 1
     k, delta, beta = int(fresh.integers(2, 50)), float(fresh.uniform(0.01, 0.5)), float(fresh.uniform(0.05, 0.9))
@@ -285,4 +285,4 @@ def exercise_6_6(pick_h_and_c):
             and math.isclose(as_real(answer[1], "c"), math.sqrt(F1 * delta / (2 * light * k**2)),
                              rel_tol=1e-6)):
         raise looked_up(where)
-    return "h from Lemma 6 and the largest c that Lemma 7 allows."
+    return "h from Lemma 6.6 and the largest c that Lemma 6.7 allows."

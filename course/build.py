@@ -128,7 +128,8 @@ def course_pages() -> list[Path]:
 
 def site_sources(solutions: bool = True) -> dict[str, Path]:
     """Staging-relative path -> source file, for every page of the site."""
-    sources = {"_config.yml": COURSE / "_config.yml", "intro.md": COURSE / "intro.md"}
+    sources = {"_config.yml": COURSE / "_config.yml", "intro.md": COURSE / "intro.md",
+               "_ext/site_extension.py": TEMPLATES / "site_extension.py"}
     for page in course_pages():
         sources[f"course/{page.name}"] = page
     for nb in sorted(COURSE.glob("*.ipynb")):
@@ -222,6 +223,7 @@ def stage_site(stage: Path, solutions: bool = True) -> dict[str, Path]:
 
 
 def build_site(out: Path, work: Path, solutions: bool = True) -> Path:
+    solutions = solutions and any((ROOT / "solutions").glob("*.ipynb"))   # none in a student release
     stage = work / "src"
     stage.mkdir(parents=True, exist_ok=True)
     stage_site(stage, solutions)

@@ -1,13 +1,21 @@
 """The offline course site (`make site`) and slides (`make slides`).
 
-Builds the whole-course site (Jupyter Book 1.x, stored outputs, nothing executed) and one
-reveal.js deck into a temporary folder with course/build.py, then checks that
+Builds the whole-course site (Jupyter Book 1.x, stored outputs, nothing executed) and every
+lecture's reveal.js deck into a temporary folder with course/build.py, then checks that
 
-* the build succeeds with -W -n (no warning) and every notebook and course page has a page;
+* the build succeeds with -W -n (no warning), prints only where the site is, and every
+  notebook and course page has a page; solution pages are titled "Solutions NN"; a site
+  staged with --no-solutions has no solution page;
 * no page or stylesheet loads a script, style, font or image from the network (parsed HTML);
-* MathJax and the widget renderer are vendored, referenced and present;
-* in headless Chromium, over file://, MathJax renders, the stored widgets and their figure
-  render, and no request leaves file:// or localhost (screenshot in test-artifacts/).
+* MathJax and the widget renderer are vendored and present;
+* in headless Chromium, over file://: every page of the site shows no console warning or
+  error, and an axe-core audit (axe-playwright-python) finds no critical or serious
+  violation; MathJax renders; every image has alt text and is drawn; no request leaves
+  file:// or localhost (screenshot in test-artifacts/);
+* the decks fit a 1280 x 720 projector: no slide taller than the screen (unless its cell is
+  tagged `scroll`), no code line cut at the right edge, alt text on every image, math
+  rendered, a slide or sub-slide for every section and subsection, a clean console.
+The shaping of decks and site pages (course/nbconvert/shaping.py) is tested on small notebooks.
 
 Without jupyter-book or nbconvert the tests are skipped (and without Chromium/Playwright the
 browser checks), except under CI=true, where a missing tool is a failure.
@@ -27,6 +35,7 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +47,11 @@ BUILD_TIMEOUT_S = 600
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+PROJECTOR = {"width": 1280, "height": 720}
+sys.path.insert(0, str(ROOT / "course" / "nbconvert"))
+sys.path.insert(0, str(ROOT / "course"))
+import build  # noqa: E402  (course/build.py)
+import shaping  # noqa: E402  (course/nbconvert/shaping.py)
 
 
 def _missing(reason: str):
@@ -74,7 +88,8 @@ def widget_lecture() -> Path:
     return next((nb for nb in with_widgets if nb.name.startswith("01")), with_widgets[0])
 
 
-def _run_build(*args: str) -> float:
+def _run_build(*args: str) -> tuple[float, str]:
+    """(seconds, what it printed on stdout and stderr)."""
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, str(BUILD), *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=BUILD_TIMEOUT_S)
@@ -82,26 +97,31 @@ def _run_build(*args: str) -> float:
     assert proc.returncode == 0, (
         f"course/build.py {args[0]} failed (exit {proc.returncode}) after {seconds:.0f} s:\n"
         f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
-    return seconds
+    return seconds, proc.stdout + proc.stderr
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def site_build(tmp_path_factory) -> tuple[Path, str]:
     require_build_tools()
     tmp = tmp_path_factory.mktemp("site")
-    seconds = _run_build("site", "--out", str(tmp / "html"), "--work", str(tmp / "work"))
+    seconds, printed = _run_build("site", "--out", str(tmp / "html"), "--work", str(tmp / "work"))
     print(f"\nsite built in {seconds:.1f} s")
-    return tmp / "html"
+    return tmp / "html", printed
 
 
 @pytest.fixture(scope="module")
-def deck(tmp_path_factory) -> Path:
+def site(site_build) -> Path:
+    return site_build[0]
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory) -> dict[Path, Path]:
+    """lecture notebook -> its deck, for every lecture."""
     require_build_tools()
-    lecture = widget_lecture()
     out = tmp_path_factory.mktemp("slides")
-    seconds = _run_build("slides", "--out", str(out), str(lecture))
-    print(f"\ndeck of {lecture.name} built in {seconds:.1f} s")
-    return out / f"{lecture.stem}.slides.html"
+    seconds, printed = _run_build("slides", "--out", str(out))
+    print(f"\ndecks built in {seconds:.1f} s:\n{printed}")
+    return {nb: out / f"{nb.stem}.slides.html" for nb in notebooks("lectures")}
 
 
 # ---------------------------------------------------------------- static HTML checks
@@ -198,15 +218,36 @@ def test_the_site_has_a_page_for_every_notebook_and_course_page(site):
     assert not unlinked, f"the site's navigation does not link {unlinked}"
 
 
-def test_lecture_pages_show_the_stored_outputs_and_widget_state(site):
+def test_make_site_prints_only_where_the_site_is(site_build):
+    site, printed = site_build
+    assert printed.strip().splitlines() == [f"site in {site}: open {site / 'index.html'}"], printed[-3000:]
+
+
+def test_solution_pages_are_titled_as_solutions(site):
+    for nb in notebooks("solutions"):
+        title = re.search(r"<title>(.*?)</title>", (site / "solutions" / f"{nb.stem}.html").read_text(encoding="utf-8"))
+        assert title and title.group(1).startswith(f"Solutions {nb.stem[:2]}"), (nb.name, title and title.group(1))
+    for nb in notebooks("exercises"):
+        title = re.search(r"<title>(.*?)</title>", (site / "exercises" / f"{nb.stem}.html").read_text(encoding="utf-8"))
+        assert title and not title.group(1).startswith("Solution"), (nb.name, title.group(1))
+
+
+def test_a_site_without_solutions_has_no_solution_page(tmp_path):
+    build.stage_site(tmp_path, solutions=False)
+    toc = (tmp_path / "_toc.yml").read_text()
+    assert "solutions/" not in toc and "lectures/" in toc and "exercises/" in toc
+    assert not (tmp_path / "solutions").exists()
+    assert "**Solutions**" not in (tmp_path / "intro.md").read_text()
+
+
+def test_lecture_pages_show_the_stored_outputs(site):
     for nb in notebooks("lectures"):
         text = (site / "lectures" / f"{nb.stem}.html").read_text(encoding="utf-8")
         stored = json.loads(nb.read_text(encoding="utf-8"))
-        has_images = any("image/png" in (o.get("data") or {})
-                         for c in stored["cells"] for o in c.get("outputs", []))
-        if has_images:
+        outputs = [o.get("data") or {} for c in stored["cells"] for o in c.get("outputs", [])]
+        if any("image/png" in data for data in outputs):
             assert "<img" in text, f"{nb.name}: its stored figures are not on its page"
-        if stored.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state"):
+        if any(WIDGET_VIEW_MIME in data and "image/png" not in data for data in outputs):   # stored before
             assert 'type="application/vnd.jupyter.widget-state+json"' in text, \
                 f"{nb.name}: the stored widget state is not on its page (widgets would not render)"
 
@@ -232,30 +273,38 @@ def test_math_and_widget_renderer_are_vendored(site):
     fonts = list((site / "_static" / "mathjax3" / "es5" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
     assert mathjax.is_file() and renderer.is_file() and fonts, "vendored MathJax 3 / html-manager missing"
     assert (site / "_static" / "widgets-mathjax3.js").is_file()
-    lecture = site / "lectures" / f"{widget_lecture().stem}.html"
-    scripts = [url for tag, url in parse(lecture).urls if tag == "script"]
-    assert any(u.split("?")[0].endswith("_static/mathjax3/es5/tex-chtml-full.js") for u in scripts), scripts
-    assert any(u.split("?")[0].endswith("_static/html-manager/dist/embed.js") for u in scripts), scripts
+    for page in site_pages(site):
+        text = page.read_text(encoding="utf-8")
+        scripts = [url.split("?")[0] for tag, url in parse(page).urls if tag == "script"]
+        if re.search(r'class="math[ "]', text):
+            assert any(u.endswith("_static/mathjax3/es5/tex-chtml-full.js") for u in scripts), page
+        if 'type="application/vnd.jupyter.widget-state+json"' in text:
+            assert any(u.endswith("_static/html-manager/dist/embed.js") for u in scripts), page
 
 
-def test_the_deck_is_offline(deck):
-    assert deck.is_file()
-    assert not remote_resources(deck), remote_resources(deck)
-    assert not missing_local_resources(deck), missing_local_resources(deck)
-    text = deck.read_text(encoding="utf-8")
-    assert "mermaid" not in text  # the CDN import nbconvert always emits is left out
-    for asset in ("vendor/reveal.js/dist/reveal.js", "vendor/reveal.js/plugin/notes/notes.js",
-                  "vendor/mathjax2/MathJax.js", "vendor/html-manager/dist/embed.js"):
-        assert asset in text, f"the deck does not load {asset}"
-        assert (deck.parent / asset).is_file(), f"{asset} was not copied next to the deck"
+def test_the_decks_are_offline(decks):
+    for deck in decks.values():
+        assert deck.is_file()
+        assert not remote_resources(deck), remote_resources(deck)
+        assert not missing_local_resources(deck), missing_local_resources(deck)
+        text = deck.read_text(encoding="utf-8")
+        assert "mermaid" not in text  # the CDN import nbconvert always emits is left out
+        assets = ["vendor/reveal.js/dist/reveal.js", "vendor/reveal.js/plugin/notes/notes.js",
+                  "vendor/mathjax2/MathJax.js"]
+        if "application/vnd.jupyter.widget-state+json" in text:     # widgets left to draw
+            assets.append("vendor/html-manager/dist/embed.js")
+        for asset in assets:
+            assert asset in text, f"the deck does not load {asset}"
+            assert (deck.parent / asset).is_file(), f"{asset} was not copied next to the deck"
 
 
 # ---------------------------------------------------------------- in a real browser
 
-def _open_offline(urls: list[str], exe: str, act) -> list[tuple]:
+def _open_offline(urls: list[str], exe: str, act, viewport: dict | None = None) -> list[tuple]:
     """Open each URL in one headless Chromium; abort and record every request to a remote host.
 
-    Returns, per URL, (act(page, url), remote requests, page errors)."""
+    Returns, per URL, (act(page, url), remote requests, console problems): the page's uncaught
+    errors and every error or warning its console showed while it loaded and `act` ran."""
     from playwright.sync_api import sync_playwright
 
     remote: list[str] = []
@@ -271,19 +320,21 @@ def _open_offline(urls: list[str], exe: str, act) -> list[tuple]:
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             profile, executable_path=exe, headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000})
+            viewport=viewport or {"width": 1400, "height": 1000})
         try:
             context.route("**/*", guard)
             context.on("request", lambda r: remote.append(r.url) if is_remote(r.url) else None)
             for url in urls:
                 remote.clear()
-                errors: list[str] = []
+                problems: list[str] = []
                 page = context.new_page()
-                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+                page.on("pageerror", lambda e, problems=problems: problems.append(f"uncaught: {e}"[:300]))
+                page.on("console", lambda m, problems=problems: problems.append(f"{m.type}: {m.text}"[:300])
+                        if m.type in ("error", "warning") else None)
                 try:
                     page.goto(url)
                     page.wait_for_load_state("load")
-                    results.append((act(page, url), sorted(set(remote)), errors))
+                    results.append((act(page, url), sorted(set(remote)), problems))
                 finally:
                     page.close()
         finally:
@@ -291,75 +342,205 @@ def _open_offline(urls: list[str], exe: str, act) -> list[tuple]:
     return results
 
 
-def test_a_deck_renders_math_and_widgets_from_file_urls(deck):
+# Every slide of a deck (each vertical sub-slide), shown in turn at 1280 x 720: its content
+# height (reveal.js lays a slide out at its configured 1280 x 720 and scales it), whether it
+# scrolls, code blocks wider than their box, images without alt text or not drawn.
+MEASURE_SLIDES_JS = """async () => {
+  const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const Reveal = await new Promise(r => require(['vendor/reveal.js/dist/reveal.js'], r));
+  await new Promise(r => MathJax.Hub.Queue(r));
+  const slides = [];
+  const stacks = [...document.querySelectorAll('.reveal .slides > section')];
+  for (let h = 0; h < stacks.length; h++) {
+    const inner = [...stacks[h].querySelectorAll(':scope > section')];
+    const leaves = inner.length ? inner : [stacks[h]];
+    for (let v = 0; v < leaves.length; v++) {
+      Reveal.slide(h, v);
+      await frames();
+      const s = leaves[v];
+      const heading = s.querySelector('h1, h2, h3, h4');
+      slides.push({
+        slide: `${h + 1}.${v + 1}`, heading: heading ? heading.innerText.trim().slice(0, 60) : '',
+        height: s.scrollHeight, width: s.scrollWidth, scroll: s.hasAttribute('data-scroll'),
+        cut: [...s.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth + 1)
+               .map(p => p.innerText.split('\\n')[0].slice(0, 60)),
+        noAlt: [...s.querySelectorAll('img')].filter(i => !(i.getAttribute('alt') || '').trim()).length,
+        undrawn: [...s.querySelectorAll('img')].filter(i => !(i.complete && i.naturalWidth > 0)).length,
+      });
+    }
+  }
+  return {slides, reveal: document.querySelector('.reveal').classList.contains('ready'),
+          math: document.querySelectorAll('.MathJax_CHTML').length,
+          mathErrors: document.querySelectorAll('.MathJax_Error, merror').length,
+          headings: [...document.querySelectorAll('.reveal section h1, .reveal section h2, .reveal section h3')].length};
+}"""
+
+
+def test_the_decks_fit_a_1280x720_projector(decks):
+    """Every slide of every deck at 1280 x 720: no taller than the screen unless its cell is
+    tagged `scroll`, no wider, no code line cut, every image drawn with alt text; each
+    section and subsection starts a slide; math renders; a clean console."""
     exe = require_browser()
 
     def act(page, url):
-        page.wait_for_selector(".reveal .slides section", state="attached", timeout=30_000)
-        page.wait_for_selector(".widget-slider", state="attached", timeout=30_000)
-        page.wait_for_function("document.querySelectorAll('.MathJax_CHTML, .MathJax_Display').length > 0",
-                               timeout=30_000)
-        return page.evaluate("""() => ({
-            reveal: document.querySelector('.reveal').classList.contains('ready'),
-            math: document.querySelectorAll('.MathJax_CHTML').length,
-            math_errors: document.querySelectorAll('.MathJax_Error, merror').length,
-            widget_figures: document.querySelectorAll('.widget-output img, img.widget-image').length})""")
+        page.wait_for_function("document.querySelector('.reveal').classList.contains('ready')", timeout=30_000)
+        return page.evaluate(MEASURE_SLIDES_JS)
 
-    [(info, remote, errors)] = _open_offline([deck.as_uri()], exe, act)
-    assert not remote, f"the deck requested remote URLs: {remote}"
-    assert info["reveal"], "reveal.js did not start"
-    assert info["math"] > 0 and not info["math_errors"], info
-    assert info["widget_figures"] > 0, f"no stored widget figure rendered in the deck: {info}"
-    assert not errors, f"page errors in the deck: {errors}"
+    urls = {deck.as_uri(): nb for nb, deck in decks.items()}
+    problems, counts = {}, {}
+    for (info, remote, console), nb in zip(_open_offline(list(urls), exe, act, PROJECTOR), urls.values()):
+        slides = info["slides"]
+        counts[nb.stem] = len(slides)
+        sections = sum(1 for cell in nbformat.read(nb, as_version=4).cells if cell.cell_type == "markdown"
+                       for line in cell.source.splitlines() if re.match(r"#{1,3}\s", line))
+        wrong = [f"slide {s['slide']} ({s['heading']!r}) is {s['height']} px tall" for s in slides
+                 if s["height"] > PROJECTOR["height"] and not s["scroll"]]
+        wrong += [f"slide {s['slide']} is {s['width']} px wide" for s in slides if s["width"] > PROJECTOR["width"] + 1]
+        wrong += [f"slide {s['slide']}: code cut at the right edge: {s['cut']}" for s in slides if s["cut"]]
+        wrong += [f"slide {s['slide']}: {s['noAlt']} image(s) without alt text" for s in slides if s["noAlt"]]
+        wrong += [f"slide {s['slide']}: {s['undrawn']} image(s) not drawn" for s in slides if s["undrawn"]]
+        if len(slides) < sections:
+            wrong.append(f"{len(slides)} slides for {sections} sections and subsections")
+        if not info["reveal"] or info["mathErrors"]:
+            wrong.append(f"reveal.js ready: {info['reveal']}, math errors: {info['mathErrors']}")
+        if remote:
+            wrong.append(f"requested remote URLs {remote}")
+        if console:
+            wrong.append(f"console: {console[:5]}")
+        if wrong:
+            problems[nb.name] = wrong
+    print(f"\nslides per deck: {counts}")
+    assert not problems, f"decks that cannot be projected at 1280 x 720: {json.dumps(problems, indent=1)}"
 
 
-def test_every_site_lecture_renders_offline_with_its_widgets(site):
-    """Every lecture page over file://: math, stored widgets and their figures, no network, no
-    page error; a screenshot of lecture 01's first widget goes to test-artifacts/."""
+def test_deck_shaping_cuts_sections_and_tall_cells_into_slides():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Lecture\n\nWhy.\n\n## Part A\n\nText.\n\n### A.1\n\nMore."),
+        nbformat.v4.new_code_cell("\n".join(f"x{i} = {i}" for i in range(60)), outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text="".join(f"line {i}\n" for i in range(70)))]),
+        nbformat.v4.new_markdown_cell("A long story. " * 40 + "\n\n" + "\n\n".join(["Paragraph. " * 60] * 6)),
+        nbformat.v4.new_code_cell("print('kept whole')\n" * 80, metadata={"tags": ["scroll"]}),
+        nbformat.v4.new_code_cell("y = 1"),
+    ])
+    cells = shaping.shape_deck(nb).cells
+    kinds = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in cells]
+    assert kinds[:3] == ["slide", "slide", "subslide"], kinds        # #, ## and ### headings
+    assert [c.source.split("\n")[0] for c in cells[:3]] == ["# Lecture", "## Part A", "### A.1"]
+    assert all(shaping.cell_height(c) <= shaping.BUDGET for c in cells if "scroll" not in c.metadata.get("tags", []))
+    shown = "\n".join(c.source for c in cells if c.cell_type == "code" and c.source.startswith("x")
+                       and not c.metadata.get("transient", {}).get("remove_source"))
+    assert shown.splitlines() == [f"x{i} = {i}" for i in range(60)]          # every code line, once
+    printed = "".join(o.get("text", "") for c in cells for o in c.get("outputs", []))
+    assert printed.splitlines() == [f"line {i}" for i in range(70)]          # every output line, once
+    [scroll] = [c for c in cells if "scroll" in c.metadata.get("tags", [])]
+    assert scroll.metadata.slideshow == {"slide_type": "subslide", "data": {"scroll": "true"}}
+    assert cells[-1].metadata["slideshow"]["slide_type"] == "subslide"            # after a scrolling slide
+    assert len({c.id for c in cells}) == len(cells)
+
+
+def test_every_figure_gets_alt_text_and_interactive_figures_their_picture():
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
+    view = {"version_major": 2, "version_minor": 0, "model_id": "abc"}
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## The *Laplace* mechanism"),
+        nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
+            "display_data", data={"image/png": png}, metadata={"image/png": {"alt": "Outputs, ε = 1"}})]),
+        nbformat.v4.new_code_cell("plot()", metadata={"alt": "A histogram"}, outputs=[
+            nbformat.v4.new_output("display_data", data={"image/png": png})]),
+        nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output("display_data", data={"image/png": png})]),
+        nbformat.v4.new_code_cell("panel", outputs=[nbformat.v4.new_output(
+            "display_data", data={WIDGET_VIEW_MIME: view, "image/png": png, "text/plain": "Interactive figure"},
+            metadata={"image/png": {"alt": "Loss"}})]),
+    ])
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    site = shaping.shape_site(nb)
+    alts = [o.metadata["image/png"]["alt"] for c in site.cells for o in c.get("outputs", [])]
+    assert alts == ["Outputs, ε = 1", "A histogram", "Figure: The Laplace mechanism", "Loss"]
+    assert [c.metadata.get("mystnb", {}).get("image", {}).get("alt") for c in site.cells[1:]] == alts
+    assert list(site.cells[-1].outputs[0].data) == ["image/png"]            # the picture, not dead widgets
+    assert "widgets" not in site.metadata
+    assert nb.cells[-1].outputs[0].data.keys() >= {WIDGET_VIEW_MIME}       # the source is untouched
+
+
+def test_solution_titles_never_read_like_exercise_titles():
+    for source, title in (("# Exercises 03 — Density\n\ntext", "# Solutions 03 — Density\n\ntext"),
+                          ("# Solutions 04 — Counting", "# Solutions 04 — Counting"),
+                          ("# Density estimation", "# Solutions Density estimation")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(source)])
+        build.solution_title(nb)
+        assert nb.cells[0].source == title
+
+
+AXE_SERIOUS = ("critical", "serious")
+
+
+def test_every_site_page_renders_offline_cleanly_and_accessibly(site):
+    """Every page over file://: no console warning or error, no page error, no network; an
+    axe-core audit finds no critical or serious violation; math renders; every image is
+    drawn and has alt text; a screenshot of lecture 01's first figure goes to test-artifacts/."""
     exe = require_browser()
-    lectures = notebooks("lectures")
-    pages = {(site / "lectures" / f"{nb.stem}.html").as_uri(): nb for nb in lectures}
-    shot_lecture = widget_lecture()
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        _missing("the accessibility audit needs axe-playwright-python (test extra)")
+    axe = Axe()
+    pages = {page.as_uri(): page for page in site_pages(site)
+             if 'http-equiv="refresh"' not in page.read_text(encoding="utf-8")}    # index.html: a redirect
+    shot_page = site / "lectures" / f"{widget_lecture().stem}.html"
     ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"site_lecture{shot_lecture.stem[:2]}.png"
+    shot = ARTIFACTS / f"site_lecture{widget_lecture().stem[:2]}.png"
 
     def act(page, url):
-        nb = pages[url]
-        has_widgets = WIDGET_VIEW_MIME in nb.read_text(encoding="utf-8")
-        if has_widgets:
-            page.wait_for_selector(".widget-output img, img.widget-image, .jupyter-widgets-view img", timeout=30_000)
-        if page.evaluate("document.querySelectorAll('.math').length > 0"):
-            page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=30_000)
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            if page.evaluate("document.querySelectorAll('.math').length > 0"):
+                page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=60_000)
+            if page.evaluate("!!document.querySelector('script[type=\"application/vnd.jupyter.widget-view+json\"]')"):
+                page.wait_for_selector(".jupyter-widgets", timeout=30_000)
+            page.wait_for_function("[...document.images].every(i => i.complete)", timeout=30_000)
+        except PlaywrightTimeout as exc:
+            pytest.fail(f"{pages[url].relative_to(site)}: math, widgets or images did not render: {exc}", pytrace=False)
         info = page.evaluate("""() => ({
             math_source: document.querySelectorAll('.math').length,
             math: document.querySelectorAll('mjx-container').length,
             math_errors: document.querySelectorAll('mjx-merror').length,
-            widgets: document.querySelectorAll('.widget-slider, .widget-dropdown, .widget-toggle-buttons, .widget-checkbox').length,
-            widget_figures: [...document.querySelectorAll('.widget-output img, img.widget-image')].filter(i => i.naturalWidth > 0).length,
+            no_alt: [...document.images].filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.src.slice(-60)),
+            undrawn: [...document.images].filter(i => !i.naturalWidth).map(i => i.src.slice(-60)),
             navigation: document.querySelectorAll('.bd-sidebar-primary a.reference').length})""")
-        info["has_widgets"] = has_widgets
-        if nb == shot_lecture:  # the first widget (controls + stored figure) in view
-            page.evaluate("""() => { const w = document.querySelector('.widget-output img, img.widget-image')
-                .closest('.cell_output, .output') || document.querySelector('.widget-output');
-                window.scrollTo(0, w.getBoundingClientRect().top + window.scrollY - 200); }""")
+        if pages[url] == shot_page:
+            page.evaluate("""() => { const f = document.querySelector('.cell_output img');
+                if (f) window.scrollTo(0, f.getBoundingClientRect().top + window.scrollY - 200); }""")
             page.wait_for_timeout(300)
             page.screenshot(path=str(shot))
+        before_axe = len(info)      # axe's own asset preloading is not the page's: options below
+        results = axe.run(page, options={"preload": False})
+        info["axe"] = [f"{v['impact']}: {v['id']} ({len(v['nodes'])}x: {v['nodes'][0]['target']})"
+                       for v in results.response["violations"] if v["impact"] in AXE_SERIOUS]
+        info["axe_other"] = sorted({v["id"] for v in results.response["violations"]} - {
+            v.split(": ")[1].split(" ")[0] for v in info["axe"]})
+        assert before_axe
         return info
 
-    problems = {}
-    for (info, remote, errors), nb in zip(_open_offline(list(pages), exe, act), lectures):
+    problems, other = {}, set()
+    lectures = notebooks("lectures")
+    for (info, remote, console), path in zip(_open_offline(list(pages), exe, act), pages.values()):
         wrong = []
         if remote:
             wrong.append(f"requested remote URLs {remote}")
-        if errors:
-            wrong.append(f"page errors {errors}")
+        if console:
+            wrong.append(f"console: {console[:5]}")
         if info["math_source"] and (not info["math"] or info["math_errors"]):
             wrong.append("MathJax did not render its math")
-        if info["has_widgets"] and not (info["widgets"] and info["widget_figures"]):
-            wrong.append("its stored widgets or their figure did not render")
+        if info["no_alt"] or info["undrawn"]:
+            wrong.append(f"images without alt text {info['no_alt']}, not drawn {info['undrawn']}")
+        if info["axe"]:
+            wrong.append(f"axe: {info['axe']}")
         if info["navigation"] < len(lectures):
             wrong.append("the navigation does not list every lecture")
+        other.update(info["axe_other"])
         if wrong:
-            problems[nb.name] = (wrong, info)
-    assert not problems, f"lecture pages that do not work offline: {problems}"
+            problems[path.relative_to(site).as_posix()] = wrong
+    print(f"\n{len(pages)} pages audited; minor or moderate axe findings: {sorted(other)}")
+    assert not problems, f"site pages that are not clean offline: {json.dumps(problems, indent=1)}"
     assert shot.stat().st_size > 10_000

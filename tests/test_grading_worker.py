@@ -196,3 +196,24 @@ def test_a_forked_child_neither_answers_nor_outlives_the_worker():
             break
         assert time.monotonic() < deadline, "the forked child survived its worker"
         time.sleep(0.05)
+
+
+def test_calls_reaching_a_declared_library_function_are_reported_even_inherited_methods():
+    """`solved_by` may name a method a class inherits (SimpleCounter.step): it is watched on
+    that class, and a call through an instance is reported; other classes are not."""
+    w = Worker({"checkers": {}, "solved_by": ["panpriv_teach.counters.SimpleCounter.step",
+                                              "panpriv_teach.density.roth_sample_size"]})
+    try:
+        define(w, "from panpriv_teach import counters, density\n"
+                  "def by_step(eps):\n    return counters.SimpleCounter(eps, rng=1).step(1)\n"
+                  "def by_other(eps):\n    return counters.BinaryTreeCounter(8, eps, rng=1).step(1)\n"
+                  "f = density.roth_sample_size\n"
+                  "def by_alias(eps):\n    return f(eps, 0.1, 0.1)")
+        for name, watched in (("by_step", ("panpriv_teach.counters.SimpleCounter.step",)),
+                              ("by_alias", ("panpriv_teach.density.roth_sample_size",))):
+            with pytest.raises(ExerciseFailed, match=f"uses {watched[0]}, which is what"):
+                call(AnswerProxy(Session(w), name, watched), 0.5)
+        assert call(AnswerProxy(Session(w), "by_other",
+                                ("panpriv_teach.counters.SimpleCounter.step",)), 0.5) is not None
+    finally:
+        w.kill()

@@ -217,11 +217,15 @@ class _Grading:
                                     f"{position}) runs: keep the name the exercise gives it")
         if kind == "callable":
             answer = AnswerProxy(Session(worker), exercise.answer, exercise.solved_by)
-        else:
+        else:   # data goes to the checker, which says what is wrong with it
             try:
                 answer = wire.decode(value)
             except wire.WireError:
                 answer = wire.Foreign("unknown")
+            if isinstance(answer, wire.Foreign):
+                return grade("failed", f"`{exercise.answer}` is an object of type "
+                                       f"{answer.type_name}, not a function: define it with "
+                                       f"`def {exercise.answer}(...)`")
         try:
             message = exercise.checker.verdict(answer)
         except ExerciseNotAttempted:

@@ -84,10 +84,11 @@ def _resolve(dotted: str):
 
 def _watch(dotted: str) -> None:
     """Wrap the library function `dotted` so that a call to it is recorded in REACHED."""
+    import inspect
     try:
         owner, attribute = _resolve(dotted)
-        raw = vars(owner)[attribute] if isinstance(owner, type) else getattr(owner, attribute)
-    except (ImportError, AttributeError, KeyError):
+        raw = inspect.getattr_static(owner, attribute)   # an inherited method is wrapped on
+    except (ImportError, AttributeError):                # `owner`, shadowing its base's
         return   # a stale declaration must not stop grading
     kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
     original = raw.__func__ if kind else raw

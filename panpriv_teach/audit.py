@@ -1,6 +1,6 @@
 """Measuring privacy loss: the exact ε of a small discrete mechanism on one pair of inputs,
 an honest lower confidence bound on ε from samples (in the style of DP-Sniper), and an audit
-of pan-privacy against one intrusion (Roth's notes, Roth 2011, Defs 2-3).
+of pan-privacy against one intrusion (Roth 2011, Defs 2-3).
 
 A lower bound can show that a mechanism is NOT ε-private; it can never prove that it is.
 """

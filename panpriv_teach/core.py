@@ -1,5 +1,5 @@
 """The streaming model of the course: an algorithm is an internal state, an update from
-(state, element) to state, and an output from state (Roth's notes, Roth 2011, Def 3).
+(state, element) to state, and an output from state (Roth 2011, Def 3).
 Pan-privacy is a statement about the state, so every algorithm exposes exactly what an
 intruder would see through `state()`.
 """

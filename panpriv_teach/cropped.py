@@ -146,6 +146,11 @@ class CroppedSum(StreamAlgorithm):
     ε for the output, 2ε-pan-private against one intrusion (Thm 7). With Def 4's user-level
     neighbours (the updates of i moved to j ≠ i) two counters change: 2ε for the state, 2ε
     for the output, 4ε in all.
+    In floating point: the output's Laplace noise is float-safe (`laplace_mechanism`, ε plus
+    less than 1e-8). The state's counters are NOT: 𝒩 and w are floats and c_i is updated by
+    float arithmetic mod 2τ, so the state guarantee above is proven for real numbers only (a
+    float-safe version would draw 𝒩 and w on a power-of-two grid and keep c_i as integers
+    mod 2τ/Λ).
     Accuracy (Thm 7, with constants): given w, the sd of T̃ is at most
     K/((e^ε − 1)L) · sqrt(mτ² + 8τ²/ε²) (`std_bound`); Lemma 4-5 place its mean.
     Source: Mir et al. 2011, §3.2, eq. (2), Alg 2, Claim 1, Lemmas 4-5, Thm 7.

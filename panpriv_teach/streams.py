@@ -2,8 +2,8 @@
 
 A stream is a 1-D int array of elements of the universe X = {0, ..., universe_size - 1},
 or a fully dynamic stream: a (k, 2) int array of updates (i, d) (Mir et al. 2011, §2.1).
-Adjacency: Dwork 2010, §3 (X-adjacency) and §5 (continual observation); Roth's notes
-(Roth 2011) Def 2; Mir et al. 2011, Def 4 and §5 (event-level neighbours).
+Adjacency: Dwork 2010, §3 (X-adjacency) and §5 (continual observation);
+Roth 2011, Def 2; Mir et al. 2011, Def 4 and §5 (event-level neighbours).
 """
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def _random_other(current, universe_size, rng, name):
 
 
 def remove_user(stream, x, universe_size=None) -> np.ndarray:
-    """σ^{-x}: the stream with every occurrence of user x removed (Roth's notes, Def 2).
+    """σ^{-x}: the stream with every occurrence of user x removed (Roth 2011, Def 2).
 
     For a (k, 2) dynamic stream, every update (x, d) is removed. (σ, σ^{-x}) is the
     canonical pair of user-level neighbours: x opts in or out, however often x appears.
@@ -165,7 +165,7 @@ def user_neighbours(stream, x, replacement=None, rng=None, universe_size=None) -
 
     Dwork 2010, §3: "S and S' are X-adjacent if they differ only in the presence or absence
     of any number of occurrences of a single element x ∈ X. That is, the stream[s] obtained
-    by deleting all occurrences of x from S and S' are identical." (Roth's notes, Def 2:
+    by deleting all occurrences of x from S and S' are identical." (Roth 2011, Def 2:
     σ^{-x} = σ'^{-x}.) So X-adjacency allows adding or removing occurrences of x only;
     `replacement=None` returns the extreme such neighbour, σ^{-x} (as `remove_user`).
 

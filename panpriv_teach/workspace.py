@@ -80,18 +80,19 @@ def course_environment(env=None) -> dict:
     return env
 
 
-def terminal_command(course: Path) -> list:
+def terminal_command() -> list:
     """The shell JupyterLab's terminals start: bash reading the user's ~/.bashrc, then
     activating the course environment (a login shell would reset PATH from
-    /etc/profile); another shell (or Windows' PowerShell) inherits the server's PATH."""
+    /etc/profile). It starts in the folder JupyterLab asks for (the course folder, or the
+    file browser's). Without bash (or on Windows, PowerShell) the shell inherits the
+    server's PATH."""
     if os.name == "nt" or not shutil.which("bash"):
         return [os.environ.get("SHELL") or ("powershell.exe" if os.name == "nt" else "sh")]
     rc = Path(sys.prefix) / "panpriv-teach-terminal.bashrc"
     activate = Path(sys.prefix) / "bin" / "activate"
     lines = ['[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"',
              f'. "{activate}"' if activate.exists() else
-             f'export PATH="{Path(sys.executable).parent}:$PATH"',
-             f'cd "{course}"']
+             f'export PATH="{Path(sys.executable).parent}:$PATH"']
     text = "\n".join(lines) + "\n"
     if not rc.exists() or rc.read_text(encoding="utf-8") != text:
         rc.write_text(text, encoding="utf-8")
@@ -100,7 +101,7 @@ def terminal_command(course: Path) -> list:
 
 def lab_command(course: Path, extra=()) -> list:
     """The JupyterLab command line `lab` runs."""
-    settings = {"shell_command": terminal_command(course)}
+    settings = {"shell_command": terminal_command()}
     root = ["--allow-root"] if os.name != "nt" and os.geteuid() == 0 else []
     return [sys.executable, "-m", "jupyterlab", *root, f"--ServerApp.root_dir={course}",
             f"--LabApp.default_url=/lab/tree/{WELCOME}",

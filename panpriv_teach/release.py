@@ -108,7 +108,11 @@ def _check_target(out: Path, manifest_name: str = MANIFEST) -> list:
         raise ReleaseError(f"{out} exists and is not a folder")
     manifest = out / manifest_name
     if manifest.is_file():
-        return json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        files = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        outside = [f for f in files if out.resolve() not in (out / f).resolve().parents]
+        if outside:
+            raise ReleaseError(f"{manifest} lists files outside {out}: {outside[:3]}")
+        return files
     if any(out.iterdir()):
         raise ReleaseError(f"{out} is not empty and was not written by this command (no {manifest_name}); "
                            "choose an empty or new folder")

@@ -116,6 +116,11 @@ def test_release_refuses_a_folder_that_is_not_an_earlier_release(tmp_path):
     assert files(tmp_path / "taken") == ["thesis.tex"]
     with pytest.raises(ReleaseError, match="inside the course folder"):
         release(ROOT, ROOT / "build" / "release")
+    (tmp_path / "forged").mkdir()
+    (tmp_path / "forged" / MANIFEST).write_text(json.dumps({"files": ["../taken/thesis.tex"]}))
+    with pytest.raises(ReleaseError, match="outside"):
+        release(ROOT, tmp_path / "forged")
+    assert files(tmp_path / "taken") == ["thesis.tex"]
 
 
 def test_releasing_again_updates_only_the_releases_own_files(tmp_path):

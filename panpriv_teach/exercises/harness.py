@@ -123,11 +123,11 @@ class _Watchdog:
             alarm.active = False
             return alarm.fired
 
-    def stop(self, thread: threading.Thread, give_up: float = 60.0) -> None:
-        """Interrupt an abandoned thread now and again until it dies (at most `give_up` s:
-        a thread blocked in C code cannot be interrupted, only abandoned)."""
-        now = time.monotonic()
-        self.arm(thread.ident, now, until_dead=thread, give_up=now + give_up)
+    def stop(self, thread: threading.Thread, delay: float = 0.0, give_up: float = 60.0) -> None:
+        """From `delay` seconds on, interrupt `thread` now and again until it dies (for at
+        most `give_up` s: a thread blocked in C code cannot be interrupted, only abandoned)."""
+        due = time.monotonic() + delay
+        self.arm(thread.ident, due, until_dead=thread, give_up=due + give_up)
 
     def _run(self):
         with self._wake:
@@ -289,19 +289,20 @@ def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float)
     def answer():
         try:
             box["value"] = repeated(fn, args, kwargs, repeat)
-        except _TimeLimit:   # the watchdog stopping an abandoned answer
-            pass
+        except _TimeLimit:   # the watchdog stopping an answer out of time
+            box["stopped"] = True
         except BaseException as exc:  # noqa: BLE001 - even SystemExit is only a wrong answer
             box["exc"] = exc
 
     thread = threading.Thread(target=answer, name="panpriv-answer", daemon=True)
     thread.start()
-    try:
+    _WATCHDOG.stop(thread, delay=timeout)   # armed first: it holds even if this thread is
+    try:                                    # interrupted while waiting
         thread.join(timeout)
     finally:
         if thread.is_alive():     # out of time, or the user interrupted the kernel
             _WATCHDOG.stop(thread)
-    if thread.is_alive():
+    if thread.is_alive() or "stopped" in box:
         return Outcome("timeout")
     if "exc" in box:
         return outcome_of_exception(box["exc"])

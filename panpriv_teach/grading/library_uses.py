@@ -2,7 +2,8 @@
 
 Each checker declares, in `@exercise(..., solved_by=(...))`, the library functions that
 already solve its exercise. `library_uses` reads every code cell of a student's notebook
-(IPython syntax: `%magics` are first turned into Python by IPython's own transformer) and
+(IPython syntax: `%magics` are first turned into Python by IPython's own transformer, and
+the code that `%time`, `%timeit`, `%prun` and `%%capture` run is read too) and
 finds where a declared dotted name is reached: imports (`from panpriv_teach.density import
 roth_sample_size as z`, `import panpriv_teach.density as d`), attribute chains on imported
 names and on objects made from them (`SimpleCounter(1.0).run`, `c = SimpleCounter(1.0);
@@ -29,6 +30,19 @@ def _python(source: str) -> ast.AST | None:
 
 def _literal(node) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+_CODE_MAGICS = {"time", "timeit", "prun", "capture"}
+
+
+def _magic_code(node) -> str | None:
+    """The Python code run by a `%time ...` / `%%timeit` magic (as IPython transformed it:
+    get_ipython().run_line_magic("time", code) or run_cell_magic("time", line, code))."""
+    func = node.func
+    if (isinstance(func, ast.Attribute) and func.attr in ("run_line_magic", "run_cell_magic")
+            and node.args and _literal(node.args[0]) in _CODE_MAGICS):
+        return _literal(node.args[-1])
+    return None
 
 
 class _Reader(ast.NodeVisitor):
@@ -106,6 +120,11 @@ class _Reader(ast.NodeVisitor):
     def visit_Call(self, node):
         self.note(self.resolve(node))
         self.generic_visit(node)
+        code = _magic_code(node)
+        if code is not None:
+            tree = _python(code)
+            if tree is not None:
+                self.visit(tree)
 
     def visit_Name(self, node):
         self.note(self.resolve(node))

@@ -23,6 +23,15 @@ _LAB_DEFAULTS = {"@jupyterlab/apputils-extension:notification":
                  {"fetchNews": "false", "checkForUpdates": False}}
 _LAB_FLAGS = ["--LabApp.news_url=None",
               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+# nbgrader (an instructor's tool, installed with the test tools) stays out of the students'
+# JupyterLab: no Nbgrader menu, Validate button or Create Assignment panel. A config folder
+# of its own, on JUPYTER_CONFIG_PATH: below the user's ~/.jupyter, above the environment's.
+_STUDENT_CONFIG = {
+    "jupyter_server_config.d/panpriv-teach.json": {"ServerApp": {"jpserver_extensions": {
+        f"nbgrader.server_extensions.{name}": False
+        for name in ("formgrader", "validate_assignment", "assignment_list", "course_list")}}},
+    "labconfig/page_config.json": {"disabledExtensions": {"@jupyter/nbgrader": True}},
+}
 
 
 def make_workspace(course=".", work_dir=WORK_DIR) -> tuple[list, list]:
@@ -65,6 +74,19 @@ def install_lab_defaults(settings_dir=None) -> Path:
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def install_student_config() -> Path:
+    """Write the students' Jupyter config folder (see _STUDENT_CONFIG) in the environment
+    and return it."""
+    folder = Path(sys.prefix) / "etc" / "panpriv-teach-lab"
+    for name, data in _STUDENT_CONFIG.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(data, indent=2) + "\n"
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    return folder
 
 
 def course_environment(env=None) -> dict:
@@ -117,6 +139,8 @@ def lab(course=".", extra=()) -> int:
         print(f"created {path.relative_to(course)} (your copy: work there)")
     install_lab_defaults()
     command, env = lab_command(course, extra), course_environment()
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        [str(install_student_config()), *filter(None, [env.get("JUPYTER_CONFIG_PATH")])])
     os.chdir(course)
     if os.name == "nt":
         import subprocess

@@ -405,9 +405,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def toasts_after_opening(url: str, profile: Path) -> tuple[str, list]:
+def toasts_after_opening(url: str, profile: Path) -> tuple[str, list, list]:
     """Open `url` in headless Chromium, wait for the notebook's kernel to be idle and the
-    news question's usual delay, and return (the page title, the notification toasts)."""
+    news question's usual delay, and return (the page title, the notification toasts, the
+    menu bar's menus)."""
     chromium = shutil.which("chromium")
     if not chromium:
         if os.environ.get("CI") == "true":
@@ -423,17 +424,20 @@ def toasts_after_opening(url: str, profile: Path) -> tuple[str, list]:
             page.wait_for_selector(".jp-Notebook", timeout=60_000)
             page.get_by_text(re.compile(r"\| Idle")).first.wait_for(timeout=60_000)
             page.wait_for_timeout(5_000)
-            return page.title(), page.locator(".Toastify__toast").all_inner_texts()
+            return (page.title(), page.locator(".Toastify__toast").all_inner_texts(),
+                    page.locator(".lm-MenuBar-itemLabel").all_inner_texts())
         finally:
             context.close()
 
 
 @pytest.mark.browser
-def test_make_lab_shows_the_welcome_lecture_and_no_news_popup(lab, tmp_path):
+def test_make_lab_shows_the_welcome_lecture_and_no_news_popup_or_nbgrader(lab, tmp_path):
     course, port, token = lab
-    title, toasts = toasts_after_opening(f"http://127.0.0.1:{port}/?token={token}",
-                                         tmp_path / "profile")
+    title, toasts, menus = toasts_after_opening(f"http://127.0.0.1:{port}/?token={token}",
+                                                tmp_path / "profile")
     assert "00_welcome" in title and toasts == []
+    # nbgrader (installed with the test tools) is an instructor's tool: not in this Lab
+    assert menus[:5] == ["File", "Edit", "View", "Run", "Kernel"] and "Nbgrader" not in menus
 
 
 # ---------------------------------------------------------------- commands in the docs

@@ -143,7 +143,8 @@ class _Grading:
         except WorkerTimeout:
             why = f"did not finish within {self.cell_seconds:g} s"
         except (WorkerStopped, ValueError) as exc:
-            why = str(exc) if isinstance(exc, WorkerStopped) else "broke the grader's protocol"
+            story = str(exc) if isinstance(exc, WorkerStopped) else "broke the grader's protocol"
+            why = f"stopped Python (the process {story})"
             worker.kill()
         else:
             if error and not replay:
@@ -153,7 +154,7 @@ class _Grading:
         if replay:
             self.ran = [(p, s) for p, s in self.ran if p != position]
         self.errors.append((position, self.section.get(position),
-                            f"cell {position} {why.removeprefix('stopped: ')}; it was skipped"))
+                            f"cell {position} {why}; it was skipped"))
         return False
 
     # ---------------------------------------------------------- grading

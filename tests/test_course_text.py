@@ -9,6 +9,10 @@ What counts as a citation: the words just before a year, when they are capitalis
 initials ("DNPR 2010"). Venues ("SODA 2010"), months and seasons ("Fall 2011") and sentence openers ("In 2006") are
 not citations. Each citation must be, verbatim, a key listed in course/references.md: "Dinur and Nissim 2003" fails
 when the key is "Dinur & Nissim 2003", so that one work has one key everywhere.
+
+"the seed" and "the seeds" are refused in every sense: in the first version of the course they named the papers, so
+a random generator's seed is written "the random seed" (identifiers such as `rng=seed` and words such as "seeded"
+are fine).
 """
 
 import json
@@ -40,7 +44,8 @@ TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".txt", ".cfg", ".toml", ".yml", ".yaml
 # Phrases that point at the developers' copies of the papers.
 POINTERS_OUTSIDE = [
     (re.compile(r"seed 00", re.IGNORECASE), '"seed 00…" (a file number)'),
-    (re.compile(r"\bthe seeds?\b", re.IGNORECASE), '"the seed(s)" for a source text'),
+    (re.compile(r"\bthe seeds?\b", re.IGNORECASE),
+     '"the seed(s)": cite the source by its key; for a random generator write "the random seed"'),
     (re.compile(r"shared/seeds", re.IGNORECASE), "a path to the papers outside the repository"),
     (re.compile(r"\.\./shared\b"), "a path outside the repository"),
 ]

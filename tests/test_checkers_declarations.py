@@ -78,18 +78,21 @@ def _correct_answers():
     from test_checkers_density import bit_privacy_loss, roth_m, where_claim_fails
     from test_checkers_dp_basics import sensitivities
     from test_checkers_lower_bounds import packing_bound
+    from test_checkers_ppcum import claim, erased_after
     from test_checkers_randomized_response import plan
     from test_checkers_sketches import pick_h_and_c
-    from panpriv_teach.exercises import (continual_counting, density, dp_basics, lower_bounds,
+    from panpriv_teach.counters import dyadic_intervals
+    from panpriv_teach.exercises import (continual_counting, density, dp_basics, lower_bounds, ppcum,
                                          randomized_response, sketches)
     return [(dp_basics.exercise_1_2, sensitivities), (randomized_response.exercise_2_4, plan),
             (density.exercise_3_1, bit_privacy_loss), (density.exercise_3_2, where_claim_fails),
             (density.exercise_3_5, roth_m), (continual_counting.exercise_4_3, cum_noise_scale),
             (continual_counting.exercise_4_4, cum_variance), (sketches.exercise_6_6, pick_h_and_c),
-            (lower_bounds.exercise_7_5, packing_bound)]
+            (lower_bounds.exercise_7_5, packing_bound), (continual_counting.exercise_4_2, dyadic_intervals),
+            (ppcum.exercise_5_1, erased_after), (ppcum.exercise_5_4, claim)]
 
 
-@pytest.mark.parametrize("index", range(9))
+@pytest.mark.parametrize("index", range(12))
 def test_a_table_of_the_checkers_cases_cannot_pass(index, capsys):
     checker, correct = _correct_answers()[index]
     seen = {}

@@ -134,6 +134,14 @@ def exercise_4_2(dyadic_intervals):
                 raise ExerciseFailed(f"for t = {t}, T = {T} you used {len(pairs)} nodes; the "
                                      "decomposition takes the largest node that fits first (one "
                                      "node per 1-bit of t), so it needs fewer.")
+    T = int(fresh_rng().integers(65, 5_000))
+    t = int(fresh_rng().integers(1, T + 1))
+    try:
+        pairs = _as_intervals(call(dyadic_intervals, t, T), t, T)
+    except ExerciseFailed:
+        pairs = None
+    if pairs is None or sorted(pairs) != sorted(_dyadic_intervals(t, T)):
+        raise looked_up(f"dyadic_intervals({t}, {T})")
     return "one node per 1-bit of t, never the root: at most L nodes."
 
 

@@ -111,7 +111,7 @@ def exercise_1_2(sensitivities):
         if wrong:
             raise ExerciseFailed(f"{where} is not right yet: " + "; ".join(
                 f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}" for key in wrong) + ".")
-    max_age, k = (int(v) for v in fresh_rng().integers((20, 2), (1000, 50)))
+    max_age, k = (int(v) for v in fresh_rng().integers((200, 2), (1000, 50)))   # not a fixed case
     answer = call(sensitivities, max_age, k)
     if not isinstance(answer, dict) or any(
             not isinstance(answer.get(query), numbers.Real) or answer[query] != _sensitivity(query, max_age, k)

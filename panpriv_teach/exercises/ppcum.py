@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
-from panpriv_teach.exercises._answers import as_real
+from panpriv_teach.exercises._answers import as_real, fresh_rng, looked_up
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise
 from panpriv_teach.ppcum import ppcum_view
 
@@ -62,6 +62,14 @@ def exercise_5_1(erased_after):
         if got != right:
             raise ExerciseFailed(f"after step {t} of T = {T} you forget {_fmt(right - got)}: "
                                  "every node inside [1, t] has been erased by then.")
+    T = 2 ** int(fresh_rng().integers(5, 11))
+    t = int(fresh_rng().integers(1, T + 1))
+    try:
+        got = _nodes(call(erased_after, t, T), f"erased_after({t}, {T})")
+    except ExerciseFailed:
+        got = None
+    if got != {I for I in tree_nodes(T) if I[1] <= t}:
+        raise looked_up(f"erased_after({t}, {T})")
     return "PPCum keeps only the noise of nodes that still end in the future."
 
 
@@ -201,6 +209,12 @@ def exercise_5_4(claim):
                 raise ExerciseFailed(f"for eps = {eps}, P(y = 1) in case \"{key}\" is not "
                                      f"{answer[key]}. Condition on the bit b_x and use the "
                                      "coins D+ (b = 0) and D- (b = 1).")
+    eps = Fraction(int(fresh_rng().integers(1, 49)), 97)    # never one of the fixed cases
+    answer = call(claim, eps)
+    half = Fraction(1, 2)
+    right = {"blank": half, "repeat": half, "first": half + eps**2 / 2}
+    if not isinstance(answer, dict) or answer != right:
+        raise looked_up(f"claim(Fraction({eps.numerator}, {eps.denominator}))")
     return "fair coins except at a first appearance: one significant event per user."
 
 

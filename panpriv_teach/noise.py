@@ -24,6 +24,7 @@ The integer samplers and what their floating-point implementation adds are descr
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from decimal import Decimal, localcontext
@@ -146,6 +147,36 @@ class DiscreteLaplace:
         z = np.asarray(z)
         return math.tanh(self.epsilon / (2 * self.D)) * np.exp(-np.abs(z) * self.epsilon / self.D)
 
+    def draw(self, rng) -> int:
+        """One draw, as `sample(1, rng)[0]` (the same uniforms, the same value), in plain Python
+        integers: a streaming algorithm's `update` draws one number at a time, and numpy's
+        per-call overhead would cost ten times more."""
+        plan = self._plan
+        W, C = len(plan.wide), len(plan.chunks)
+        u = rng.integers(0, _TWO64, size=W + C + (len(plan.narrow) + 1) // 2,
+                         dtype=np.uint64).tolist()
+        narrow, narrow_events, wide, wide_events, flipped, shifts, cut_lists = plan.lists
+        events = [False] * plan.events
+        for k, (threshold, event) in enumerate(zip(narrow, narrow_events)):
+            word = u[W + C + k // 2]                     # little-endian halves, as in `sample`
+            events[event] = ((word >> 32) if k % 2 else (word & 0xFFFFFFFF)) < threshold
+        for column, (threshold, event) in enumerate(zip(wide, wide_events)):
+            events[event] = u[column] < threshold
+        for column, event in plan.extra:
+            events[event] = events[event] and u[column] < wide[column]
+        for event in flipped:
+            events[event] = not events[event]
+        magnitude = sum(1 << j for j, bit in enumerate(events[2:]) if bit) << plan.low
+        for i, (shift, cuts) in enumerate(zip(shifts, cut_lists)):
+            v = bisect.bisect_right(cuts, u[W + i] >> 1)
+            if i == 0:
+                events[1] = v == 0
+                v = max(v - 1, 0)
+            magnitude += v << shift
+        if events[1]:
+            return 0
+        return -(magnitude + 1) if events[0] else magnitude + 1
+
     def sample(self, size, rng) -> np.ndarray:
         """`size` (an int or a shape) draws, as an int64 array."""
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
@@ -220,6 +251,8 @@ class _Plan(NamedTuple):
     extra: tuple
     eta: float
     delta: float
+
+    lists: tuple     # the same as Python lists, for `DiscreteLaplace.draw`
 
 
 def _chunk_table(r: Decimal, bits: int, zero: Decimal | None = None):
@@ -301,9 +334,12 @@ def _laplace_plan(D: int, epsilon: float) -> _Plan:
         wide += [1 << (64 - _WORD)] * len(extra)
         tail = a ** (2**J - D - 1) / (1 - a ** (2**J))   # P(G >= 2^J - D - 1), truncated law
         delta = eta.exp() * tail
-    return _Plan(J, low, tuple(chunks), np.array(flipped, dtype=np.int64), len(probabilities), np.array(narrow, dtype=np.uint32),
-                 np.array(narrow_events, dtype=np.int64), np.array(wide, dtype=np.uint64),
-                 np.array(wide_events, dtype=np.int64), extra, float(eta), float(delta))
+    lists = (narrow, narrow_events, wide, wide_events, flipped,
+             [shift for shift, _, _ in chunks], [cuts[:-1].tolist() for _, _, cuts in chunks])
+    return _Plan(J, low, tuple(chunks), np.array(flipped, dtype=np.int64), len(probabilities),
+                 np.array(narrow, dtype=np.uint32), np.array(narrow_events, dtype=np.int64),
+                 np.array(wide, dtype=np.uint64), np.array(wide_events, dtype=np.int64), extra,
+                 float(eta), float(delta), lists)
 
 
 # ----------------------------------------------------------------------------------------
@@ -357,7 +393,7 @@ class LaplaceNoise:
         or keep it in their state: an array of `size` draws, or one float for size=None.
         n draws at once equal n single draws from the same rng (sample-major order)."""
         if size is None:
-            return float(self.integer.sample(1, rng)[0]) * self.step
+            return float(self.integer.draw(rng)) * self.step
         return self.integer.sample(size, rng).astype(float) * self.step
 
     def release(self, array: np.ndarray, rng) -> np.ndarray:

@@ -54,10 +54,10 @@ class Case(NamedTuple):
 
 
 CASES = {
-    "DensityEstimator": Case(lambda s: DensityEstimator(N, 0.5, m=100, rng=s), IDS, "elements", False),
+    "DensityEstimator": Case(lambda s: DensityEstimator(N, 0.5, m=100, rng=s), IDS, "elements", True),
     "DistinctCountEstimator": Case(lambda s: DistinctCountEstimator(N, 1.0, m=50, alpha=0.2, rng=s),
                                    IDS, "elements", False),
-    "SkipBlanks": Case(lambda s: SkipBlanks(DensityEstimator(N, 0.5, m=100, rng=s)), BLANKS, "elements", False),
+    "SkipBlanks": Case(lambda s: SkipBlanks(DensityEstimator(N, 0.5, m=100, rng=s)), BLANKS, "elements", True),
     "ContinualDensityEstimator": Case(lambda s: ContinualDensityEstimator(N, 0.4, 100, LENGTH, rng=s),
                                       BLANKS, "releases", False),
     "CountMinSketch": Case(lambda s: CountMinSketch(64, 3, N, rng=s), IDS, "elements", True),

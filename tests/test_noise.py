@@ -92,11 +92,14 @@ def test_discrete_laplace_sampler_matches_its_exact_law(D, epsilon):
                      / expected[keep].sum()).pvalue > 1e-6
 
 
-def test_n_draws_at_once_equal_n_single_draws():
-    sampler = DiscreteLaplace(4097, 0.7)
+@pytest.mark.parametrize("D, epsilon", [(4097, 0.7), (4097, 1e-6), (1, 50.0), (3, 0.5)])
+def test_n_draws_at_once_equal_n_single_draws(D, epsilon):
+    # also the scalar path `draw` (plain Python integers) used by `update`/`step`
+    sampler = DiscreteLaplace(D, epsilon)
     batch = sampler.sample(1000, np.random.default_rng(3))
-    rng = np.random.default_rng(3)
+    rng, rng2 = np.random.default_rng(3), np.random.default_rng(3)
     assert np.array_equal(batch, np.concatenate([sampler.sample(1, rng) for _ in range(1000)]))
+    assert np.array_equal(batch, [sampler.draw(rng2) for _ in range(1000)])
 
 
 @pytest.mark.parametrize("sensitivity, epsilon", [(1, 1), (1, 0.01), (1, 20), (3.5, 0.3),

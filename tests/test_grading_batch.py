@@ -129,3 +129,13 @@ def test_grade_notebook_reports_a_notebook_that_is_not_json_at_all(tmp_path):
     assert statuses(grade) == {n: "error" for n in NUMBERS}
     nbformat.write(nbformat.v4.new_notebook(), path)      # valid, but no check cells at all
     assert statuses(grade_notebook(path)) == {n: "missing" for n in NUMBERS}
+
+
+def test_a_notebook_malformed_past_nbformat_is_an_error_not_a_crash(tmp_path):
+    """Valid JSON, but a cell without a type and absurdly nested code: graded as an error or
+    read past, never an exception out of the grader."""
+    path = tmp_path / f"{MODULE}.ipynb"
+    path.write_text('{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": '
+                    '[{"source": "x = 1"}, {"cell_type": "code", "source": "' + "(" * 5000 +
+                    '", "metadata": {}, "outputs": []}]}')
+    assert set(statuses(grade_notebook(path)).values()) <= {"error", "missing"}

@@ -24,7 +24,7 @@ def _python(source: str) -> ast.AST | None:
         pass
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
@@ -141,7 +141,10 @@ def library_uses(sources: list[str], declared) -> dict[str, list[int]]:
         if tree is None:
             continue
         reader = _Reader(declared, aliases)
-        reader.visit(tree)
+        try:
+            reader.visit(tree)
+        except RecursionError:   # absurdly nested code: what was found so far stands
+            pass
         for dotted in reader.found:
             found.setdefault(dotted, []).append(index)
     return found

@@ -269,4 +269,8 @@ def grade_notebook(path, *, timeout: float | None = None,
     except Exception as exc:  # invalid JSON, not a notebook, unreadable
         return _whole(module, path, "error", f"{path.name} could not be read as a notebook "
                                              f"({type(exc).__name__}: {_short(exc, 1, 200)})")
-    return _Grading(module, nb, path, timeout or CELL_SECONDS, memory).run()
+    try:
+        return _Grading(module, nb, path, timeout or CELL_SECONDS, memory).run()
+    except Exception as exc:  # a notebook malformed in a way nbformat let through
+        return _whole(module, path, "error", f"{path.name} could not be graded "
+                                             f"({type(exc).__name__}: {_short(exc, 1, 200)})")

@@ -217,3 +217,29 @@ def test_calls_reaching_a_declared_library_function_are_reported_even_inherited_
                                 ("panpriv_teach.counters.SimpleCounter.step",)), 0.5) is not None
     finally:
         w.kill()
+
+
+def test_checker_modules_are_stubs_in_the_worker_and_cannot_be_imported_there():
+    """A check cell does nothing in the worker, the checker's constants are out of reach, and
+    a checker passing a class defined in a checker module (a checker bug) gets a diagnosis
+    naming it while the worker lives on."""
+    from panpriv_teach.exercises import lower_bounds
+    w = Worker({"checkers": {"panpriv_teach.exercises.lower_bounds": ["exercise_7_1"]},
+                "solved_by": []})
+    try:
+        define(w, "from panpriv_teach.exercises import lower_bounds as check\n"
+                  "check.exercise_7_1(None)\ncheck.summary()\n"
+                  "def take(x):\n    return 1\n"
+                  "def peek():\n    import sys\n"
+                  "    del sys.modules['panpriv_teach.exercises.lower_bounds']\n"
+                  "    import panpriv_teach.exercises.lower_bounds as real\n"
+                  "    return real._Curator")
+        with pytest.raises(ExerciseFailed, match=r"peek\(\) raised ImportError: "
+                                                 r"panpriv_teach.exercises.lower_bounds is not "
+                                                 r"available while grading"):
+            call(answer(w, "peek"))
+        with pytest.raises(ExerciseFailed, match="the grader could not pass it its arguments"):
+            call(answer(w, "take"), lower_bounds._Curator)     # a class: not called back
+        assert call(answer(w, "take"), 2) == 1
+    finally:
+        w.kill()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from panpriv_teach.exercises.harness import exercises_of
 from panpriv_teach.notebooks import checker_module_name
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-NOTEBOOK_NAME = re.compile(r"^(?P<number>\d\d)_[\w-]+$")
 
 
 @dataclass(frozen=True)

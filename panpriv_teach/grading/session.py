@@ -247,6 +247,9 @@ class Session:
         except BaseException:
             self.worker.kill()   # interrupted mid-request: the worker's state is unknown
             raise
+        if message[0] == "unreadable":
+            return Outcome("died", message=f"could not be run: the grader could not pass it its "
+                                           f"arguments ({wire.decode(message[1])})"), []
         try:
             _, kind, value, error, text, where, reached, states, back = message
             value = wire.decode(value, generator)

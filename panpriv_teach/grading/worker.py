@@ -180,7 +180,13 @@ class Worker:
     def serve(self) -> None:
         self.send("ready")
         while True:
-            request, *body = self.receive()
+            try:
+                request, *body = self.receive()
+            except (SystemExit, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # arguments this process cannot rebuild (a checker bug)
+                self.send("unreadable", f"{type(exc).__name__}: {_text(exc)}")
+                continue
             getattr(self, "do_" + request)(*body)
             _not_forked()
 

@@ -26,6 +26,7 @@ COVERAGE = ROOT / "course" / "coverage.md"
 REFERENCES = ROOT / "course" / "references.md"
 
 SOURCES = ("Dwork 2010", "Mir et al. 2011", "Dwork 2011", "Roth 2011", "Dwork–Roth notes")
+BEYOND = "Beyond the five texts"   # the section for the course's numbered results from other works
 STATUSES = ("experiment", "partial", "text only", "not covered")
 COLUMNS = ("item", "course", "lecture", "heading", "experiment", "exercise", "library", "status")
 NONE = "—"
@@ -62,7 +63,10 @@ def source_sections():
 
 
 def all_rows():
-    return [(key, row) for key, rows in source_sections().items() for row in rows]
+    """(key, row) for the five texts' rows and the rows beyond them (key None: any key of references.md)."""
+    rows = [(key, row) for key, rows in source_sections().items() for row in rows]
+    beyond = [rows for title, rows in sections().items() if title.startswith(BEYOND)]
+    return rows + [(None, row) for row in (beyond[0] if beyond else [])]
 
 
 def row_id(key_row):
@@ -137,6 +141,10 @@ def test_row_is_well_formed(key_row):
     key, row = key_row
     assert row["_header"] == COLUMNS, f"columns must be {COLUMNS}"
     assert row["_cells"] == len(COLUMNS), f"{row['_cells']} cells (an unescaped | in a cell?): {row}"
+    if key is None:   # beyond the five texts: any cited work
+        key = next((k for k in sorted(reference_keys(), key=len, reverse=True) if row["item"].startswith(k + ", ")),
+                   None)
+        assert key, f"the item must start with a key of course/references.md and a comma: {row['item']!r}"
     assert key in reference_keys(), f"{key!r} has no entry in course/references.md"
     assert row["item"].startswith(key + ", "), f"the item must start with its source's key {key!r}: {row['item']!r}"
     assert row["status"] in STATUSES, f"status {row['status']!r} is not one of {STATUSES}"
@@ -184,6 +192,29 @@ def mentions(text, kind, lecture, number):
         return True
     ranges = re.findall(rf"{PLURALS[kind]} {lecture}\.(\d+)[–-]{lecture}\.(\d+)", text)
     return any(int(low) <= number <= int(high) for low, high in ranges)
+
+
+def numbered_results(lecture_number):
+    """The results lecture N numbers itself, in bold or in a heading ("**Theorem N.k", "## Definition N.k: …",
+    "**Corollaries N.a–N.b"), as labels."""
+    path = next((ROOT / "lectures").glob(f"0{lecture_number}_*.ipynb")).relative_to(ROOT).as_posix()
+    headings, text = notebook_text(path)
+    text += "".join(f"\n**{heading}" for heading in headings)   # "## Definition 1.1: ..." numbers it too
+    labels = set()
+    singular = {plural: kind for kind, plural in PLURALS.items()}
+    n = lecture_number
+    for kind, low, high in re.findall(rf"\*\*(\w+) {n}\.(\d+)(?:[–-]{n}\.(\d+))?(?!\d)", text):
+        kind = singular.get(kind, kind)
+        if kind in PLURALS:
+            labels |= {f"{kind} {n}.{k}" for k in range(int(low), int(high or low) + 1)}
+    return labels
+
+
+@pytest.mark.parametrize("lecture_number", range(1, 8))
+def test_every_numbered_result_of_a_lecture_has_a_row(lecture_number):
+    listed = {label.strip() for _, row in ROWS if row["course"] != NONE for label in row["course"].split(",")}
+    missing = sorted(numbered_results(lecture_number) - listed, key=lambda label: float(label.split()[1]))
+    assert not missing, f"lecture {lecture_number} numbers results that course/coverage.md does not list: {missing}"
 
 
 def test_every_exercise_named_is_declared_by_a_checker():

@@ -246,3 +246,73 @@ def test_the_notes_are_cited_by_their_one_key():
     variants = re.compile(r"\b(?!Dwork–Roth notes)\w+\s*[-–]\s*Roth notes|Dwork and Roth notes|Dwork & Roth notes")
     found = violations(pattern_matcher([variants], "the notes' key is 'Dwork–Roth notes'"))
     assert not found, report(found, "variants of the notes' key")
+
+
+# Every lecture fits its class (issue 17, item 2).
+
+LECTURES = ROOT / "lectures"
+CLASS_MINUTES = 65          # of a 75-minute class: ten minutes left for questions
+WORDS_PER_MINUTE = 100
+MINUTES_PER_CODE_CELL = 1.5
+MINUTES_PER_INTERACTIVE_FIGURE = 5
+
+
+def _tags(cell) -> list:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def core_minutes(path: Path) -> float:
+    """The estimate of a lecture's core, cells tagged `optional` left out: 100 words of narration a minute
+    (whitespace-separated tokens of the markdown), 1.5 minutes per code cell, and 5 more per interactive figure
+    (a code cell tagged nbval-ignore-output: widget cells are the only ones so tagged)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    minutes = 0.0
+    for cell in cells:
+        if "optional" in _tags(cell):
+            continue
+        source = "".join(cell.get("source", ""))
+        if cell["cell_type"] == "markdown":
+            minutes += len(source.split()) / WORDS_PER_MINUTE
+        elif cell["cell_type"] == "code":
+            minutes += MINUTES_PER_CODE_CELL
+            if "nbval-ignore-output" in _tags(cell):
+                minutes += MINUTES_PER_INTERACTIVE_FIGURE
+    return minutes
+
+
+def _classes():
+    """One class per lecture, except lectures 00 and 01, which share the first class."""
+    lectures = sorted(LECTURES.glob("[0-9][0-9]_*.ipynb"))
+    first = [p for p in lectures if p.name[:2] in ("00", "01")]
+    return [tuple(first)] + [(p,) for p in lectures if p not in first]
+
+
+def test_the_estimate_counts_what_it_says(tmp_path):
+    notebook = {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["word " * 250]},
+        {"cell_type": "code", "metadata": {}, "source": ["x = 1"], "outputs": []},
+        {"cell_type": "code", "metadata": {"tags": ["nbval-ignore-output"]}, "source": ["panel"], "outputs": []},
+        {"cell_type": "markdown", "metadata": {"tags": ["optional"]}, "source": ["word " * 900]},
+        {"cell_type": "code", "metadata": {"tags": ["optional"]}, "source": ["y = 2"], "outputs": []},
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "99_example.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert core_minutes(path) == pytest.approx(2.5 + 1.5 + 1.5 + 5)
+
+
+@pytest.mark.parametrize("lectures", _classes(), ids=lambda ls: "+".join(p.name[:2] for p in ls))
+def test_every_lecture_core_fits_its_class(lectures):
+    minutes = sum(core_minutes(path) for path in lectures)
+    assert minutes <= CLASS_MINUTES, (
+        f"{' + '.join(p.name for p in lectures)}: core estimated at {minutes:.1f} min, more than {CLASS_MINUTES}; "
+        "move deeper material under a 'Going deeper' heading with its cells tagged optional")
+
+
+@pytest.mark.parametrize("path", sorted(LECTURES.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name[:2])
+def test_optional_material_sits_under_a_going_deeper_heading(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    unlabelled = [number for number, cell in enumerate(cells)
+                  if "optional" in _tags(cell) and (number == 0 or "optional" not in _tags(cells[number - 1]))
+                  and not (cell["cell_type"] == "markdown"
+                           and re.match(r"#+ Going deeper", "".join(cell.get("source", "")).lstrip()))]
+    assert unlabelled == [], f"optional cells {unlabelled} start without a visible 'Going deeper' heading"

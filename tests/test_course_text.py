@@ -1,4 +1,5 @@
-"""The course text cites its sources by the keys of course/references.md, and never points outside the repository.
+"""The course text cites its sources by the keys of course/references.md, never points outside the repository, and
+every lecture's core fits its class (the last tests of this file; issue 17, item 2).
 
 A student has only the repository: no file may send them to the developers' copies of the papers (a path outside the
 repository, a file number such as "seed 002" or "004 §3"), and every work cited by author and year must have its full

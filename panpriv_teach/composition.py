@@ -48,10 +48,11 @@ def advanced_composition(epsilon0, k, delta_prime) -> float:
     Vadhan 2010, Thm III.3; Dwork & Roth 2014, Thm 3.20, with delta = 0 per mechanism).
     Grows like sqrt(k) epsilon0 instead of k epsilon0; it is larger than the basic k epsilon0
     when k is small (then use the smaller of the two)."""
-    epsilon0 = require_epsilon(epsilon0, name="epsilon0")
+    epsilon0 = require_epsilon(epsilon0, name="epsilon0", high=700.0,
+                               note="e^epsilon0 must be a finite float")
     k = require_int("k", k, low=1, note="the number of mechanisms composed")
     delta_prime = _delta("delta_prime", delta_prime)
-    return (math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon0
+    return (math.sqrt(-2 * k * math.log(delta_prime)) * epsilon0
             + k * epsilon0 * math.expm1(epsilon0))
 
 

@@ -314,7 +314,8 @@ class SimpleCounter(ContinualCounter):
             self.epsilon = require_epsilon(epsilon)
             self.bias = -math.expm1(-self.epsilon) / 2
         self._rng = as_rng(rng)
-        self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
+        if mechanism == "laplace":
+            self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
         self._t = 0
         self._sum = 0.0   # Laplace: the noisy running sum; RR: the number of y's equal to 1
 

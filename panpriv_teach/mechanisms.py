@@ -139,7 +139,8 @@ def _smallest_where(too_small, start: float, floor: float, iterations: int) -> f
 
 
 def _gaussian_parameters(sensitivity, epsilon, delta):
-    return (_positive("sensitivity", sensitivity), require_epsilon(epsilon),
+    return (require_real("sensitivity", sensitivity, low=0.0, high=1e300, low_open=True),
+            require_epsilon(epsilon, high=700.0, note="e^epsilon must be a finite float"),
             require_probability("delta", delta, note="(epsilon, delta)-DP: the probability "
                                 "of failure, e.g. 1e-6"))
 
@@ -171,7 +172,12 @@ def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
         raise ValueError(f"epsilon must be in (0, 1) for the classic calibration (Dwork & Roth "
                          f"2014, Thm A.1 assumes epsilon < 1; use calibration='analytic'); "
                          f"got {epsilon!r}")
-    return D * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+    sigma = D * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon
+    if not math.isfinite(sigma):
+        raise ValueError(f"epsilon must be large enough for a finite sigma = Δ sqrt(2 ln(1.25/delta))"
+                         f"/epsilon; got epsilon={epsilon!r} (sensitivity={sensitivity!r}, "
+                         f"delta={delta!r})")
+    return sigma
 
 
 _CALIBRATIONS = {"analytic": analytic_gaussian_sigma, "classic": classic_gaussian_sigma}
@@ -184,8 +190,20 @@ def _gaussian_plan(sensitivity, epsilon, delta, calibration):
     step = grid_step(sensitivity, sigma)
     D = grid_sensitivity(sensitivity, step)
     sigma = _CALIBRATIONS[calibration](D * step, epsilon, delta)   # for the rounded values
+    if sigma / step > 2.0**45:
+        raise ValueError(f"epsilon={epsilon!r} and delta={delta!r} need sigma = {sigma:.3g}, more "
+                         f"than 2^33 times sensitivity={sensitivity!r}: too much noise for the "
+                         f"integer grid (epsilon must be larger)")
     sampler = DiscreteGaussian(sigma / step)
     exact_delta = sampler.delta_for_shift(D, epsilon)
+    for _ in range(1000):                  # the discrete law's delta can exceed the continuous
+        if exact_delta <= delta:
+            break
+        sampler = DiscreteGaussian(sampler.sigma * (1 + 2**-20))
+        exact_delta = sampler.delta_for_shift(D, epsilon)
+    else:
+        raise ValueError(f"delta={delta!r} is too small for the discrete Gaussian's accounting at "
+                         f"epsilon={epsilon!r} (its error bound, about 1e-9/sigma^2, exceeds it)")
     eta, extra = sampler.float_cost(D)
     guarantee = (epsilon + 2 * eta, math.exp(eta) * exact_delta + extra)
     return step, sampler, guarantee
@@ -220,7 +238,8 @@ def gaussian_mechanism(value, sensitivity, epsilon, delta, rng=None, calibration
     array = _real_array("value", value)
     limit = (2**52 - 64 * sampler.sigma) * step
     if array.size and np.max(np.abs(array)) > limit:
-        raise ValueError(f"each entry of value must be at most {limit:.6g} in absolute value "
+        raise ValueError(f"each entry of value must be at most {limit:.6g} in absolute value for "
+                         f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r} "
                          f"(value + noise must be exact on the noise grid); got "
                          f"{np.max(np.abs(array))!r}")
     rounded = np.rint(array.astype(float) / step).astype(np.int64)
@@ -280,6 +299,10 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, exact=False):
     sensitivity = require_int("sensitivity", sensitivity, low=1,  # Δ
                               note="the geometric mechanism needs an integer sensitivity")
     epsilon = require_epsilon(epsilon)
+    if epsilon / sensitivity > 700:   # a = e^(-epsilon/Δ) < 1e-304: no noise left to draw
+        raise ValueError(f"epsilon/sensitivity must be at most 700 (beyond it the noise is 0 except "
+                         f"with probability below 1e-304); got sensitivity={sensitivity!r}, "
+                         f"epsilon={epsilon!r}")
     if sensitivity / epsilon > MAX_INT_NOISE_SCALE:   # int64 draws would saturate: no noise
         raise ValueError(f"sensitivity/epsilon, the noise scale, must be at most 2^56 ≈ 7.2e16 "
                          f"(the noise is an int64); got sensitivity={sensitivity!r}, "

@@ -22,8 +22,9 @@ from typing import Callable
 import numpy as np
 from hypothesis import strategies as st
 
-from panpriv_teach import (continual, counters, counters_baselines, cropped, density,
-                           mechanisms, local, ppcum, sketches, stable, strawmen, streams)
+from panpriv_teach import (composition, continual, counters, counters_baselines, cropped,
+                           density, mechanisms, local, ppcum, sketches, stable, strawmen,
+                           streams)
 
 # ------------------------------------------------------------------------------ values
 
@@ -500,6 +501,33 @@ ENTRIES = [
     function(mechanisms.laplace_mechanism,
              {"value": 3.0, "sensitivity": 1.0, "epsilon": 1.0, "rng": 0},
              {"value": RealArray(), "sensitivity": POSITIVE, "epsilon": EPS, "rng": RNG}),
+    function(mechanisms.laplace_mechanism_unsafe,
+             {"value": 3.0, "sensitivity": 1.0, "epsilon": 1.0, "rng": 0},
+             {"value": RealArray(), "sensitivity": POSITIVE, "epsilon": EPS, "rng": RNG}),
+    function(mechanisms.gaussian_mechanism,
+             {"value": 3.0, "sensitivity": 1.0, "epsilon": 1.0, "delta": 1e-6, "rng": 0},
+             {"value": RealArray(), "sensitivity": Real(0.0, math.inf, low_open=True,
+                                                        high_open=True, practical=(1e-6, 1e6)),
+              "epsilon": Real(0.0, math.inf, low_open=True, high_open=True,
+                              practical=(0.01, 20.0)),
+              "delta": Real(0.0, 1.0, low_open=True, high_open=True, practical=(1e-12, 0.5)),
+              "rng": RNG}),
+    function(mechanisms.laplace_guarantee, {"sensitivity": 1.0, "epsilon": 1.0},
+             {"sensitivity": POSITIVE, "epsilon": EPS}),
+    function(mechanisms.classic_gaussian_sigma, {"sensitivity": 1.0, "epsilon": 0.5, "delta": 1e-6},
+             {"sensitivity": POSITIVE,
+              "epsilon": Real(0.0, 1.0, low_open=True, high_open=True, practical=(1e-9, 0.99)),
+              "delta": PROB}),
+    function(mechanisms.gaussian_guarantee, {"sensitivity": 1.0, "epsilon": 1.0, "delta": 1e-6},
+             {"sensitivity": POSITIVE,
+              "epsilon": Real(0.0, math.inf, low_open=True, high_open=True, practical=(0.01, 20.0)),
+              "delta": Real(0.0, 1.0, low_open=True, high_open=True, practical=(1e-12, 0.5))}),
+    function(composition.advanced_composition, {"epsilon0": 0.1, "k": 100, "delta_prime": 1e-6},
+             {"epsilon0": EPS, "k": Int(1, None, practical=(1, 10**6)), "delta_prime": PROB}),
+    function(composition.optimal_composition, {"epsilon0": 0.1, "k": 100, "delta": 1e-6},
+             {"epsilon0": Real(0.0, math.inf, low_open=True, high_open=True,
+                               practical=(1e-3, 5.0)),
+              "k": Int(1, None, practical=(1, 2000)), "delta": PROB}),
     function(mechanisms.geometric_mechanism,
              {"value": 3, "sensitivity": 1, "epsilon": 1.0, "rng": 0},
              {"value": RealArray(base=(1, 2, 3), integer=True),
@@ -558,7 +586,8 @@ ENTRIES = [
     function(local.warner_and_epsilon, {"truth_probability": 0.5, "bits": 2, "release": "and"},
              {"truth_probability": PROB, "bits": Int(1, 12, practical=(1, 6)),
               "release": Choice(("and", "row"))}),
-    *[entry for cls in (local.DirectEncoding, local.UnaryEncoding) for entry in _encoding_entries(cls)],
+    *[entry for cls in (local.DirectEncoding, local.UnaryEncoding, local.OptimizedUnaryEncoding)
+      for entry in _encoding_entries(cls)],
     method(lambda: local.DirectEncoding(4, 1.0), "estimate", {"reports": [0, 3, 1]},
            {"reports": Elements(4, base=(0, 3, 1), ndim=None, empty_ok=False)},
            "DirectEncoding.estimate", snapshot=False),

@@ -167,6 +167,15 @@ def test_discrete_gaussian_sampler_matches_its_law():
                                                          rel=1e-6)
 
 
+@pytest.mark.parametrize("sigma, D, epsilon", [(5000.3, 4097, 1.0), (9000.0, 4097, 0.5),
+                                                (4500.0, 4097, 3.0)])
+def test_discrete_gaussian_delta_bound_holds_and_is_tight(sigma, D, epsilon):
+    # the closed-form bound against the term-by-term sum over |y| <= 40 sigma + D
+    g = DiscreteGaussian(sigma)
+    exact = g._delta_by_summation(D, epsilon)
+    assert exact <= g.delta_for_shift(D, epsilon) <= exact * (1 + 1e-6) + 1e-15
+
+
 def test_gaussian_mechanism_bad_input():
     with pytest.raises(ValueError, match="delta"):
         gaussian_mechanism(0.0, 1, 1, 1.5)

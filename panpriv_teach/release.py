@@ -174,7 +174,7 @@ setup: $(STAMP)  ## create .venv and install the course (fast when done)
 $(STAMP): pyproject.toml
 \ttest -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 \t$(BIN)/python -m pip install --quiet --upgrade pip
-\t$(BIN)/python -m pip install --quiet -e '.[test]'
+\t$(BIN)/python -m pip install --quiet -e '.[student]'
 \ttouch $(STAMP)
 
 lab: setup  ## make your my_work/ copies, then open the course in JupyterLab

@@ -48,10 +48,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 PROJECTOR = {"width": 1280, "height": 720}
-sys.path.insert(0, str(ROOT / "course" / "nbconvert"))
-sys.path.insert(0, str(ROOT / "course"))
-import build  # noqa: E402  (course/build.py)
-import shaping  # noqa: E402  (course/nbconvert/shaping.py)
+_spec = importlib.util.spec_from_file_location("course_build", BUILD)    # not PyPA's `build`
+build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build)
+shaping = build.shaping                                                  # course/nbconvert/shaping.py
 
 
 def _missing(reason: str):

@@ -25,7 +25,7 @@ COLORS = {
 # Series are told apart by line style (and, after the fourth, by marker) as well as by
 # colour, so that no figure relies on colour alone (colour-vision deficiencies, grey print).
 LINESTYLES = {"a": "-", "b": "--", "truth": "-", "bound": "--", "estimate": "-.", "muted": ":"}
-_CYCLE = [  # colour, line style, marker (every tenth of the axes' diagonal)
+_CYCLE = [  # colour, line style, marker (the markers of the cycle every tenth of the axes' diagonal)
     (COLORS["a"], "-", "None"), (COLORS["b"], "--", "None"), (COLORS["estimate"], "-.", "None"),
     (COLORS["bound"], ":", "None"), ("#8172B3", "-", "o"), ("#937860", "--", "s"),
     ("#DA8BC3", "-.", "^"), ("#333333", ":", "D"),
@@ -49,7 +49,7 @@ _STYLE = {
     "axes.prop_cycle": (mpl.cycler(color=[c for c, _, _ in _CYCLE])
                         + mpl.cycler(linestyle=[ls for _, ls, _ in _CYCLE])
                         + mpl.cycler(marker=[m for _, _, m in _CYCLE])
-                        + mpl.cycler(markevery=[0.1] * len(_CYCLE))),
+                        + mpl.cycler(markevery=[None if m == "None" else 0.1 for _, _, m in _CYCLE])),
 }
 
 

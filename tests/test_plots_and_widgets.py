@@ -161,6 +161,9 @@ def test_house_style_never_tells_series_apart_by_colour_alone():
     assert len(cycle) >= 8 and len(looks) == len(cycle), cycle
     assert plots.LINESTYLES["a"] != plots.LINESTYLES["b"]
     fig, ax = plots.figure()
+    [line] = ax.plot(range(5), marker="o")          # a marker asked for shows on every point
+    assert line.get_markevery() is None
+    ax.lines[0].remove()
     plots.neighbouring_densities(ax, [0, 1], [0.5, 0.5], [0.4, 0.6], "A", "B")
     assert len({line.get_linestyle() for line in ax.get_lines()}) == 2
     plt.close(fig)

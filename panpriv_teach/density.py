@@ -206,10 +206,7 @@ class DensityEstimator(StreamAlgorithm):
         if arrivals.size == 0:
             return
         draws = self._rng.random(arrivals.size) < self.d1
-        last = np.full(self.m, -1, dtype=np.int64)
-        np.maximum.at(last, arrivals, np.arange(arrivals.size))     # each b_x's last arrival
-        touched = last >= 0
-        self.b[touched] = draws[last[touched]]
+        self.b[arrivals] = draws   # in stream order, so each b_x keeps its last arrival's draw
 
     # ------------------------------------------------------------------ releases
     @property
@@ -280,20 +277,19 @@ def _arrivals(M, stream, universe_size) -> np.ndarray:
                     raise IndexError
                 i = np.minimum(np.searchsorted(M, chunk), len(M) - 1)
                 parts.append(i[M[i] == chunk])
-        elif len(stream):                                    # tables over the universe:
-            member = np.zeros(universe_size, dtype=bool)     # x ∈ M (1 byte each: cached)
-            member[M] = True
-            index = np.zeros(universe_size, dtype=np.int32)  # x -> its index in M
+        elif len(stream):                                    # a table over the universe:
+            index = np.full(universe_size, -1, dtype=np.int32)   # x -> its index in M, or -1
             index[M] = np.arange(len(M), dtype=np.int32)
             for start in range(0, len(stream), _CHUNK):
                 chunk = stream[start:start + _CHUNK]
                 if chunk.min() < 0:                          # (negative indices would wrap)
                     raise IndexError
-                parts.append(index[chunk[member[chunk]]])    # IndexError beyond the universe
+                i = index[chunk]                             # IndexError beyond the universe
+                parts.append(i[i >= 0])
     except IndexError:
         require_in_universe("stream", stream, universe_size)   # raises, naming the element
         raise
-    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------

@@ -19,8 +19,10 @@ WELCOME = "lectures/00_welcome.ipynb"
 
 # Defaults for JupyterLab's settings, installed in the environment's own settings folder
 # (overrides.d): the user's settings still win over them.
+# Widget state is saved with the notebook, so a figure still shows after the server restarts.
 _LAB_DEFAULTS = {"@jupyterlab/apputils-extension:notification":
-                 {"fetchNews": "false", "checkForUpdates": False}}
+                 {"fetchNews": "false", "checkForUpdates": False},
+                 "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}
 _LAB_FLAGS = ["--LabApp.news_url=None",
               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
 # nbgrader (an instructor's tool, installed with the test tools) stays out of the students'
@@ -63,7 +65,7 @@ def modules(course=".") -> list:
 
 
 def install_lab_defaults(settings_dir=None) -> Path:
-    """Write the course's JupyterLab defaults (no news, no update check) as an
+    """Write the course's JupyterLab defaults (no news, no update check, widget state saved) as an
     overrides.d file of the environment's app settings folder; return its path."""
     if settings_dir is None:
         from jupyterlab.commands import get_app_dir

@@ -1,5 +1,5 @@
 """Measuring privacy loss: the exact ε of a small discrete mechanism on one pair of inputs,
-an honest lower confidence bound on ε from samples (in the style of DP-Sniper), and an audit
+an honest lower confidence bound on ε from samples (in the style of DP-Sniper, Bichsel et al. 2021), and an audit
 of pan-privacy against one intrusion (Roth 2011, Defs 2-3).
 
 A lower bound can show that a mechanism is NOT ε-private; it can never prove that it is.
@@ -134,8 +134,8 @@ def estimate_epsilon(samples_a, samples_b, *, confidence=0.95, rng=None,
     and then ε >= ln(P_fav(E) / P_other(E)) >= ln(L / U) (Def 1 applied to the event E).
     Samples within each set must be i.i.d. runs of the mechanism; a and b independent.
 
-    References: DP-Sniper (Bichsel, Steffen, Bogunovic, Vechev, IEEE S&P 2021); the
-    Clopper–Pearson audit (Jagielski, Ullman, Oprea, NeurIPS 2020).
+    References: DP-Sniper (Bichsel et al. 2021); the Clopper–Pearson audit (Jagielski, Ullman,
+    Oprea 2020).
 
     Parameters
     ----------

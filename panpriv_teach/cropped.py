@@ -1,7 +1,7 @@
 """Cropped first moment with counters modulo 2τ (Alg 2), and the heavy-hitters count built on
 it (Alg 3), for fully dynamic streams of updates (i, d).
 
-Mir, Muthukrishnan, Nikolov, Wright 2011 (Mir et al. 2011) §3.2 (T'(τ), Claim 1 / Claim 2 of
+Mir et al. 2011, §3.2 (T'(τ), Claim 1 / Claim 2 of
 Appendix A.1, Lemmas 4-5, the noise distribution 𝒩 (eq. 2), Alg 2, Thm 7) and §3.3 (Alg 3,
 Lemmas 6-7, Thm 8). Corrections to Mir et al. 2011 are listed in the class docstrings.
 """

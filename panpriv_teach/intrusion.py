@@ -1,5 +1,5 @@
 """The intrusion decoding attack: why an accurate streaming algorithm cannot be pan-private
-(Mir, Muthukrishnan, Nikolov, Wright 2011, Mir et al. 2011, §4: Thm 12 and Cors 1-4).
+(Mir et al. 2011, §4: Thm 12 and Cors 1-4).
 
 One intrusion copies the state X after a stream S with binary state vector a (a_i = 1 iff
 user i appeared). The state is a "sanitization" of a: the attacker continues copies of the

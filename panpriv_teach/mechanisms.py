@@ -345,7 +345,7 @@ def _bernoulli(p: Fraction, rng) -> bool:
 
 
 def _bernoulli_exp_minus(gamma: Fraction, rng) -> bool:
-    """Bernoulli(exp(-gamma)) for a rational gamma >= 0, exactly (CKS 2020, Algorithm 1)."""
+    """Bernoulli(exp(-gamma)) for a rational gamma >= 0, exactly (Canonne, Kamath, Steinke 2020, Algorithm 1)."""
     if gamma <= 1:
         # P(K > k) = gamma^k / k!, so P(K odd) = sum_j (-gamma)^j / j! = exp(-gamma).
         k = 1

@@ -1,12 +1,12 @@
 """Reconstruction attacks: answering too many subset-sum queries too accurately gives the
 database away ("How" is hard, Dwork 2011).
 
-- `reconstruct_exhaustive`: Thm 1 of Dwork 2011, after Dinur and Nissim 2003:
+- `reconstruct_exhaustive`: Thm 1 of Dwork 2011, after Dinur & Nissim 2003:
   query all 2^n subsets, rule out every candidate that some answer contradicts by more than
   E; what survives is within 4E of the truth. Exponential: small n only.
 - `reconstruct_lp`: the efficient attack from random queries (Dwork 2011: "noise of magnitude
   o(√n) is blatantly non-private against n log² n randomly generated queries"; Mir et al. 2011,
-  Thm 9), by LP decoding (Dwork, McSherry and Talwar 2007, Mir et al. 2011's ref. [6]).
+  Thm 9), by LP decoding (Dwork, McSherry, Talwar 2007, Mir et al. 2011's ref. [6]).
 - Helpers: random subset queries, the n log² n budget, bounded (also adversarial) noise,
   answers from the Laplace mechanism calibrated to the whole query set by composition, and
   the ceiling e^ε/(1 + e^ε) that ε-DP puts on guessing any one bit.
@@ -154,7 +154,7 @@ def laplace_answers(database, queries, epsilon, rng=None) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 
 def reconstruct_exhaustive(answer, n, bound=None) -> np.ndarray:
-    """Thm 1's adversary (Dwork 2011, Dwork 2011; Dinur and Nissim 2003): a 0/1 candidate.
+    """Thm 1's adversary (Dwork 2011; Dinur & Nissim 2003): a 0/1 candidate.
 
     `answer(q)` is the curator: it takes the 0/1 characteristic vector q (an int array of
     length n) of a subset S and returns the noisy count M(S) of ones in S. The attack
@@ -206,14 +206,14 @@ def reconstruct_lp(queries, answers, method="linf", fractional=False) -> np.ndar
 
     The efficient attack of Dwork 2011 ("noise of magnitude o(√n) is blatantly non-private
     against a series of n log² n randomly generated queries, no matter the distribution on
-    the noise"; Mir et al. 2011, Thm 9, after Dinur and Nissim 2003). Two linear programs over
+    the noise"; Mir et al. 2011, Thm 9, after Dinur & Nissim 2003). Two linear programs over
     x ∈ [0, 1]^n, then rounding at 1/2:
 
     method="linf" (Dinur–Nissim): minimise the largest error max_j |q_j·x − a_j|. Dinur and
         Nissim ask for any x with every error <= E; the minimiser is such an x whenever the
         noise is bounded by E, without knowing E. Their guarantee is for noise bounded by
         o(√n), of any distribution, even adversarial. One outlier spoils it.
-    method="l1" (LP decoding, Dwork, McSherry and Talwar 2007, Mir et al. 2011's ref. [6]):
+    method="l1" (LP decoding, Dwork, McSherry, Talwar 2007, Mir et al. 2011's ref. [6]):
         minimise Σ_j |q_j·x − a_j|. Robust to a constant fraction of wild answers and better
         with i.i.d. noise (it averages), but an adversary with bounded noise can pull it
         further: at n = 128, E = √n/10, pushing each answer toward a database 8-16 rows

@@ -28,7 +28,7 @@ HASH_PRIME = 2 ** 31 - 1   # hash h(x) = ((a x + b) mod p) mod width, for x < p
 class CountMinSketch(StreamAlgorithm):
     """Point queries on the frequency vector a (a_x = net count of x) of a stream.
 
-    Algorithm (Cormode and Muthukrishnan 2005): a depth × width table of counters and one
+    Algorithm (Cormode & Muthukrishnan 2005): a depth × width table of counters and one
     pairwise-independent hash h_j(x) = ((a_j x + b_j) mod p) mod width per row, p = 2^31 - 1.
     An arrival of x (or an update (x, d)) adds 1 (or d) to counters[j, h_j(x)] in every row;
     `estimate(x)` = min_j counters[j, h_j(x)].

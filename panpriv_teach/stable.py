@@ -1,6 +1,6 @@
 """Sketches from p-stable laws, and the pan-private distinct count built on them.
 
-Mir, Muthukrishnan, Nikolov, Wright 2011 (Mir et al. 2011): Def 6 (p-stable laws), §2.4 and Thm 5
+Mir et al. 2011: Def 6 (p-stable laws), §2.4 and Thm 5
 (the sketch sk(a) = Xᵀa and its median estimator of Σ|a_i|^p), §3.1 (Alg 1: the sketch
 initialised with noise from the exponential mechanism with quality −d, Lemmas 1-3, Thm 6).
 Fully dynamic streams are (k, 2) int arrays of updates (i, d) (`panpriv_teach.streams`).

@@ -1,7 +1,7 @@
 """Tests for panpriv_teach.audit: exact ε by enumeration, honest lower confidence bounds on ε
-from samples, and the pan-privacy audit against one intrusion (seed 003, Defs 2-3).
+from samples, and the pan-privacy audit against one intrusion (Roth 2011, Defs 2-3).
 
-Statistical tests use fixed seeds, so they are deterministic. Each "bound ≤ true ε" assertion
+Statistical tests use fixed random seeds, so they are deterministic. Each "bound ≤ true ε" assertion
 would fail for a random seed with probability ≤ 1 - confidence (the guarantee of
 estimate_epsilon); they use confidence = 0.999, so ≤ 1e-3. The "bound is tight" and
 "bound flags a leak" assertions leave margins of many standard errors (stated at each test).

@@ -104,7 +104,7 @@ def test_output_is_unbiased_with_the_derived_scale_and_sd_matches_formula():
         sd = e.error_sd(t, d[t - 1])
         assert abs(runs[:, t - 1].mean() - d[t - 1]) < 6 * sd / math.sqrt(R), t
         assert runs[:, t - 1].std() == pytest.approx(sd, rel=0.06), t
-    # the seed's proof-sketch scale (ocount - t/2)/eps^2 would be off by a factor of 2
+    # Dwork 2010, §7's accuracy argument's scale (ocount - t/2)/eps^2 would be off by a factor of 2
     half = runs[:, -1].mean() / 2
     assert abs(half - d[-1]) > 20 * e.error_sd(T, d[-1]) / math.sqrt(R)
 

@@ -44,7 +44,7 @@ def test_tree_levels_is_ceil_log2_T(T, L):
 
 
 def test_seed_worked_example_n_4():
-    # 004 §2: root [1, 4], children [1, 2], [3, 4], leaves; [1, 3] = [1, 2] + {3}.
+    # Dwork–Roth notes, §2 (DNPR 2010): root [1, 4], children [1, 2], [3, 4], leaves; [1, 3] = [1, 2] + {3}.
     assert set(tree_nodes(4)) == {(1, 1), (2, 2), (3, 3), (4, 4), (1, 2), (3, 4)}   # no root
     assert dyadic_intervals(3, 4) == [(1, 2), (3, 3)]
     assert dyadic_intervals(4, 4) == [(1, 2), (3, 4)]          # the root's children, not the root
@@ -77,7 +77,7 @@ def test_every_x_i_lies_in_exactly_L_noisy_nodes(T):
 def release_structure(T, with_root=False):
     """(F, S, used): the releases of Cum are F (S x + N), N i.i.d. over the used nodes;
     S[node, i] = 1 if x_i is in the node, F[t, node] = 1 if the node is in [1, t]'s
-    decomposition. with_root=True is the seed's rule at t = T = 2^L (the root itself)."""
+    decomposition. with_root=True is the rule of the Dwork–Roth notes, §2 at t = T = 2^L (the root itself)."""
     parts = [dyadic_intervals(t, T) for t in range(1, T + 1)]
     if with_root and T == 2**tree_levels(T):
         parts[-1] = [(1, T)]
@@ -107,7 +107,7 @@ def test_cum_all_releases_are_exactly_epsilon_dp(T):
 
 
 def test_seed_cum_as_written_is_only_one_plus_one_over_log_n_times_epsilon():
-    """004 §2's rule takes the root at t = n: x_1 is then in log n + 1 noisy nodes, and
+    """The rule of the Dwork–Roth notes, §2 takes the root at t = n: x_1 is then in log n + 1 noisy nodes, and
     Lap(log n / epsilon) gives (1 + 1/log n) epsilon, not epsilon (Thm 3's miscount)."""
     for T in (2, 4, 16, 64):
         F, S, used = release_structure(T, with_root=True)
@@ -294,7 +294,7 @@ def test_cascading_run_matches_repeated_step_in_distribution():
 # ----------------------------------------------------------------------------- state
 
 def test_cum_state_after_step_3_matches_the_worked_example(no_noise):
-    # 004 §2, n = 4: after step 3 Cum holds the nodes of [1, 3] = [1, 2] + {3}.
+    # Dwork–Roth notes, §2, n = 4: after step 3 Cum holds the nodes of [1, 3] = [1, 2] + {3}.
     counter = BinaryTreeCounter(4, 1.0, rng=no_noise)
     releases = [counter.step(v) for v in (1, 0, 1)]
     assert releases == [1, 1, 2]
@@ -489,7 +489,7 @@ def test_randomized_response_bits_are_exactly_epsilon_dp(epsilon):
 
 
 def test_seed_randomized_response_bias_epsilon_over_4_gives_about_epsilon_over_2():
-    # 000 §4's D_1 = 1/2 + epsilon/4: privacy -ln(1 - epsilon/2), which is epsilon/2 + O(eps^2).
+    # Dwork 2010, §4's D_1 = 1/2 + epsilon/4: privacy -ln(1 - epsilon/2), which is epsilon/2 + O(eps^2).
     for epsilon in (0.1, 0.5, 1.0):
         counter = SimpleCounter(mechanism="randomized_response", bias=epsilon / 4)
         assert counter.epsilon == pytest.approx(-math.log(1 - epsilon / 2))

@@ -61,7 +61,7 @@ def test_expected_counter_matches_the_derived_formula_including_the_wrap(u):
 
 def test_empty_stream_seed_formula_is_biased_by_tau2_m_over_e_eps_minus_1_and_corrected_is_not():
     # 4,000 runs, m = 200, τ = 5, ε = 1: sd of T̃ <= std_bound ≈ 490, 6 s.e. ≈ 47;
-    # the seed's bias τ²m/(e^ε − 1) ≈ 2,910 is 370 s.e. away from 0.
+    # Mir et al. 2011, Alg. 2's bias τ²m/(e^ε − 1) ≈ 2,910 is 370 s.e. away from 0.
     rng = np.random.default_rng(3)
     m, tau, eps, runs = 200, 5.0, 1.0, 4_000
     corrected, seed = [], []
@@ -179,9 +179,10 @@ def test_thm7_interval_holds_in_at_least_two_thirds_of_runs():
 
 
 def test_seed_correction_unit_window_error_grows_like_tau_squared():
-    # Empty stream, m = 400, ε = 1, 1,000 runs per τ: sd of T̃ at τ = 20 with the seed's unit
-    # window is > 5 τ√m/ε (it is ≈ K/(e^ε−1)·τ·sqrt(m/3) ≈ 13.5 τ√m/ε); a window τ/2 keeps
-    # it below 3 τ√m/ε. Sample sd of 1,000 runs is within 10 % of the truth w.p. > 1 − 1e-6.
+    # Empty stream, m = 400, ε = 1, 1,000 runs per τ: sd of T̃ at τ = 20 with the unit window of
+    # Mir et al. 2011, eq. (2) is > 5 τ√m/ε (it is ≈ K/(e^ε−1)·τ·sqrt(m/3) ≈ 13.5 τ√m/ε);
+    # a window τ/2 keeps it below 3 τ√m/ε. Sample sd of 1,000 runs is within 10 % of the truth
+    # w.p. > 1 − 1e-6.
     rng = np.random.default_rng(13)
     m, tau = 400, 20.0
 

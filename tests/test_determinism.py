@@ -3,7 +3,7 @@
 For every stream algorithm of the library, built twice from the same seed and fed the same
 input: the vectorised path (`process` / `run`) gives byte-identical objects (pickles: state
 and generator alike) and identical outputs, and so does the per-element path (`update` /
-`step`); a different seed gives different outputs, so the seed is really used. Where the two
+`step`); a different seed gives different outputs, so the random seed is really used. Where the two
 paths consume the generator alike (the counters that draw all their noise up front, and the
 sketches and strawmen whose randomness is drawn at construction), `process`/`run` and
 repeated `update`/`step` agree exactly too. Five draw differently on purpose: the density

@@ -1,4 +1,4 @@
-"""The intrusion decoding attack (seed 001 §4, Thm 12 and Cor 1): it recovers the stream from
+"""The intrusion decoding attack (Mir et al. 2011, §4, Thm 12 and Cor 1): it recovers the stream from
 the state of an accurate algorithm and fails against the pan-private estimators of modules
 03 (DensityEstimator) and 06 (CroppedSum). Seeded; measured rates in the docstrings."""
 import copy

@@ -1,6 +1,6 @@
 """Tests for panpriv_teach.local: each test states the claim it checks.
 
-Privacy is checked exactly, by enumerating the channel of each local randomizer (004 Def 1).
+Privacy is checked exactly, by enumerating the channel of each local randomizer (Dwork–Roth notes, §1, Def 1).
 Statistical tests use fixed seeds; each comment gives the sample size and the false-failure
 probability (6 standard errors: two-sided normal tail 2e-9; chi-square p-value threshold 1e-6).
 """
@@ -44,7 +44,7 @@ def test_local_epsilon_is_infinite_when_an_output_betrays_an_input_and_zero_for_
 
 
 def test_local_epsilon_is_the_epsilon_of_the_joint_release_of_all_parties():
-    # 004 §1: with independent randomness the joint ratio reduces to one party's (Def 1).
+    # Dwork–Roth notes, §1: with independent randomness the joint ratio reduces to one party's (Def 1).
     # Enumerate n = 2 parties of DirectEncoding(k=3): 9 databases, 9 joint outputs.
     de = DirectEncoding(3, 0.8)
     law = {v: de.report_distribution(v) for v in range(3)}
@@ -71,7 +71,7 @@ def test_local_epsilon_rejects_bad_channels(channel, error, match):
         local_epsilon(channel)
 
 
-# ----------------------------------------------------------------------------- the AND (seed 002)
+# ----------------------------------------------------------------------- the AND (Dwork 2011)
 
 def test_and_of_two_fair_randomized_bits_is_9_16_for_11_and_1_16_for_00():
     assert warner_and_distribution((1, 1))[1] == pytest.approx(9 / 16, rel=1e-14)
@@ -82,7 +82,7 @@ def test_and_of_two_fair_randomized_bits_is_9_16_for_11_and_1_16_for_00():
 def test_each_bit_is_ln3_but_their_and_is_exactly_ln9():
     assert warner_and_epsilon(bits=1) == pytest.approx(LN3, rel=1e-12)
     assert warner_and_epsilon() == pytest.approx(LN9, rel=1e-12)
-    # attained by the rows 00 and 11, as in seed 002
+    # attained by the rows 00 and 11, as in Dwork 2011, Differential Privacy
     assert exact_epsilon(warner_and_distribution((0, 0)), warner_and_distribution((1, 1))) == \
         pytest.approx(LN9, rel=1e-12)
     # rows differing in one bit only lose ln 3
@@ -313,7 +313,7 @@ def test_oue_beats_symmetric_unary_always_and_direct_beyond_3e_eps_plus_2(epsilo
 
 
 def test_both_encodings_err_like_sqrt_n():
-    # the std formulas scale exactly as sqrt(n): the Omega(sqrt(n)/ε) of 004 §1 for counting
+    # the std formulas scale exactly as sqrt(n): the Omega(sqrt(n)/ε) of the Dwork–Roth notes, §1 for counting
     for oracle in (DirectEncoding(4, 1.0), UnaryEncoding(4, 1.0)):
         assert oracle.std(40_000) / oracle.std(400) == pytest.approx(10.0)
 

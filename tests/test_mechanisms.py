@@ -214,8 +214,9 @@ def test_monotone_option_is_epsilon_dp_when_all_scores_move_the_same_way():
 
 
 def test_seed_002_factor_without_the_2_exceeds_epsilon_on_a_non_monotone_utility():
-    # Seed 002's exp(u ε / Δu) is our monotone=True. Neighbours: candidate 0 gains Δ while
-    # the m others lose Δ. The ratio at candidate 0 is e^ε (1 + m e^ε)/(e^ε + m) -> e^{2ε}.
+    # Dwork 2011's exp(u ε / Δu) (When Noise Makes No Sense) is our monotone=True.
+    # Neighbours: candidate 0 gains Δ while the m others lose Δ. The ratio at candidate 0 is
+    # e^ε (1 + m e^ε)/(e^ε + m) -> e^{2ε}.
     delta, eps, m = 1.0, 1.0, 1000
     before = np.array([0.0] + [1.0] * m)
     after = np.array([1.0] + [0.0] * m)
@@ -336,7 +337,7 @@ def test_rr_rejects_bad_input_naming_the_parameter(call, error, match):
 
 
 def test_rr_epsilon_equals_the_exact_epsilon_of_the_joint_release_on_neighbouring_databases():
-    # 004 Def 1 by enumeration: n = 3 parties, every database in {0,1}^3 and every neighbour
+    # Dwork–Roth notes, §1, Def 1 by enumeration: n = 3 parties, every database in {0,1}^3 and every neighbour
     # (one party's bit changed); the joint law of the 8 possible report vectors is a product.
     import itertools
     from panpriv_teach.audit import exact_epsilon
@@ -358,7 +359,7 @@ def test_rr_epsilon_equals_the_exact_epsilon_of_the_joint_release_on_neighbourin
 
 def test_rr_audit_stays_below_epsilon_and_flags_a_too_weak_randomizer():
     # 200,000 reports per input of one party. The Clopper–Pearson lower bound exceeds the
-    # true ε with probability <= 5 % by construction; the seeds are fixed, so the outcome is
+    # true ε with probability <= 5 % by construction; the random seeds are fixed, so the outcome is
     # deterministic. A RR with bias 0.8 yields ln 9 = 2.20 while claiming ln 3 = 1.10; at this
     # size the bound lands within ~0.05 of the truth, so it clears ln 3 + 0.5 by far.
     from panpriv_teach.audit import estimate_epsilon

@@ -1,4 +1,4 @@
-"""Reconstruction attacks (seed 002, Thm 1 and the n log² n statement; seed 001, Thm 9).
+"""Reconstruction attacks (Dwork 2011, Thm 1 and the n log² n statement; Mir et al. 2011, Thm 9).
 
 Everything is seeded, so each outcome below is deterministic; the rates quoted in comments
 are the measured ones (they go into the module's closing note).

@@ -53,7 +53,7 @@ def test_zipf_ids_are_a_random_permutation_of_ranks():
     _, ranking = zipf_visitors(10, 50, rng=3, return_ranking=True)
     assert sorted(ranking.tolist()) == list(range(50))
     _, other = zipf_visitors(10, 50, rng=4, return_ranking=True)
-    assert not np.array_equal(ranking, other)  # the permutation depends on the seed
+    assert not np.array_equal(ranking, other)  # the permutation depends on the random seed
 
 
 def test_zipf_exponent_zero_is_uniform():

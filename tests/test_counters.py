@@ -43,7 +43,7 @@ def test_tree_levels_is_ceil_log2_T(T, L):
     assert tree_levels(T) == L
 
 
-def test_seed_worked_example_n_4():
+def test_notes_worked_example_n_4():
     # Dwork–Roth notes, §2 (DNPR 2010): root [1, 4], children [1, 2], [3, 4], leaves; [1, 3] = [1, 2] + {3}.
     assert set(tree_nodes(4)) == {(1, 1), (2, 2), (3, 3), (4, 4), (1, 2), (3, 4)}   # no root
     assert dyadic_intervals(3, 4) == [(1, 2), (3, 3)]
@@ -106,7 +106,7 @@ def test_cum_all_releases_are_exactly_epsilon_dp(T):
     assert epsilon * (1 - 2**-12) <= sensitivity / counter.scale <= epsilon
 
 
-def test_seed_cum_as_written_is_only_one_plus_one_over_log_n_times_epsilon():
+def test_notes_cum_as_written_is_only_one_plus_one_over_log_n_times_epsilon():
     """The rule of the Dwork–Roth notes, §2 takes the root at t = n: x_1 is then in log n + 1 noisy nodes, and
     Lap(log n / epsilon) gives (1 + 1/log n) epsilon, not epsilon (Thm 3's miscount)."""
     for T in (2, 4, 16, 64):
@@ -488,7 +488,7 @@ def test_randomized_response_bits_are_exactly_epsilon_dp(epsilon):
     assert exact_epsilon({1: 0.5, 0: 0.5}, {1: p, 0: 1 - p}) == pytest.approx(epsilon)
 
 
-def test_seed_randomized_response_bias_epsilon_over_4_gives_about_epsilon_over_2():
+def test_dwork_2010_randomized_response_bias_epsilon_over_4_gives_about_epsilon_over_2():
     # Dwork 2010, §4's D_1 = 1/2 + epsilon/4: privacy -ln(1 - epsilon/2), which is epsilon/2 + O(eps^2).
     for epsilon in (0.1, 0.5, 1.0):
         counter = SimpleCounter(mechanism="randomized_response", bias=epsilon / 4)

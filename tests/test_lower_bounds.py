@@ -78,12 +78,12 @@ def test_packing_bound_is_the_largest_L_whose_condition_exceeds_one():
     assert packing_bound(1024, base="first") <= packing_bound(1024) / 2 + 0.5
 
 
-def test_seed_shortcut_a_below_ln_n_over_4_minus_1_suffices_for_practical_n_only():
+def test_notes_shortcut_a_below_ln_n_over_4_minus_1_suffices_for_practical_n_only():
     """The contradiction of the Dwork–Roth notes, §2 (after DNPR 2010) needs n/(2a)·e^(−4a)/2 > 1
     (log form below). Every a with 2a a whole number and a < ln n/4 − 1 satisfies it for
     n = 2^4 .. 2^80 (ln n <= 55.5), but not at ln n = 64.05, a = 15: the shortcut is not
     asymptotically right."""
-    def seed_contradiction(log_n, a):
+    def notes_contradiction(log_n, a):
         return log_n - math.log(2 * a) - 4 * a - math.log(2) > 0
 
     for k in range(4, 81):
@@ -92,8 +92,8 @@ def test_seed_shortcut_a_below_ln_n_over_4_minus_1_suffices_for_practical_n_only
         for twice_a in range(1, 400):
             a = twice_a / 2
             if a < log_n / 4 - 1:
-                assert seed_contradiction(log_n, a), (k, a)
-    assert 15 < 64.05 / 4 - 1 and not seed_contradiction(64.05, 15)
+                assert notes_contradiction(log_n, a), (k, a)
+    assert 15 < 64.05 / 4 - 1 and not notes_contradiction(64.05, 15)
 
 
 def test_binary_tree_counter_errs_beyond_the_packing_bound():

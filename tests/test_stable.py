@@ -91,7 +91,7 @@ def test_median_estimator_is_within_the_order_statistic_tolerance(p):
         assert lo < sketch.output() / lp_power(a, p) < hi
 
 
-def test_seed_formula_multiplying_by_sf_is_caught_at_p_one_half():
+def test_paper_formula_multiplying_by_sf_is_caught_at_p_one_half():
     # Alg 1 writes median|sk|^p · sf(p); the right estimator divides. At p = 0.5 the slip is
     # off by sf² = 1.28, outside the tolerance of the previous test.
     lo, hi, _ = median_estimator_interval(0.5, 2_001, 0.06)
@@ -209,7 +209,7 @@ def test_lemma1_delta_q_at_most_2_wherever_both_distances_are_finite_for_a_gener
     assert infeasible > 0   # ... but some shifted sketches leave the box: see the next test
 
 
-def test_seed_gap_the_box_makes_the_state_support_depend_on_the_input():
+def test_paper_gap_the_box_makes_the_state_support_depend_on_the_input():
     # Lemma 2 claims ε-pan-privacy. Exactly: on the common support the ratio is
     # <= e^(ε/2) (attained), but states at the edge of the box are impossible for the
     # neighbour (exact ε = ∞), and they carry probability δ ≈ 0.34 here.
@@ -224,7 +224,7 @@ def test_seed_gap_the_box_makes_the_state_support_depend_on_the_input():
     assert 0.3 < delta < 0.4
 
 
-def test_seed_gap_with_sketch_collisions_lemma1_fails_even_where_d_is_finite():
+def test_paper_gap_with_sketch_collisions_lemma1_fails_even_where_d_is_finite():
     # A coarse grid makes different c share a sketch; with the box, d can then jump by more
     # than 2 between neighbouring sketches that are both reachable.
     alg = tiny(m=5, seed=2, resolution=2)

@@ -178,7 +178,7 @@ def test_thm7_interval_holds_in_at_least_two_thirds_of_runs():
     assert np.mean(inside) >= 0.55
 
 
-def test_seed_correction_unit_window_error_grows_like_tau_squared():
+def test_paper_correction_unit_window_error_grows_like_tau_squared():
     # Empty stream, m = 400, ε = 1, 1,000 runs per τ: sd of T̃ at τ = 20 with the unit window of
     # Mir et al. 2011, eq. (2) is > 5 τ√m/ε (it is ≈ K/(e^ε−1)·τ·sqrt(m/3) ≈ 13.5 τ√m/ε);
     # a window τ/2 keeps it below 3 τ√m/ε. Sample sd of 1,000 runs is within 10 % of the truth
@@ -323,7 +323,7 @@ def test_lemma7_light_items_do_not_create_buckets_above_f1_over_ck():
     assert np.mean(ok) >= 1 - delta
 
 
-def test_seed_correction_unit_windows_make_alg3_additive_error_grow_with_f1_over_k():
+def test_paper_correction_unit_windows_make_alg3_additive_error_grow_with_f1_over_k():
     for F1 in (1e4, 1e5):
         paper = HeavyHittersCount(100, 10, 4.0, 40, 1.0, F1, rng=0, window_fraction=None)
         fixed = HeavyHittersCount(100, 10, 4.0, 40, 1.0, F1, rng=0)

@@ -213,7 +213,7 @@ def test_monotone_option_is_epsilon_dp_when_all_scores_move_the_same_way():
         assert loss <= eps + 1e-12
 
 
-def test_seed_002_factor_without_the_2_exceeds_epsilon_on_a_non_monotone_utility():
+def test_dwork_2011_factor_without_the_2_exceeds_epsilon_on_a_non_monotone_utility():
     # Dwork 2011's exp(u ε / Δu) (When Noise Makes No Sense) is our monotone=True.
     # Neighbours: candidate 0 gains Δ while the m others lose Δ. The ratio at candidate 0 is
     # e^ε (1 + m e^ε)/(e^ε + m) -> e^{2ε}.

@@ -350,13 +350,7 @@ class OptimizedUnaryEncoding(UnaryEncoding):
         one = np.where(values[..., None] == np.arange(self.k), self.p, self.q)
         return (as_rng(rng).random(one.shape) < one).astype(np.int64)
 
-    def std(self, n, count=0) -> float:
-        """The standard deviation of one estimated count for `count` of the n parties holding
-        the value: sqrt(c p(1 - p) + (n - c) q(1 - q))/(p - q)."""
-        n = require_int("n", n, low=1)
-        count = require_int("count", count, low=0, high=n)
-        variance = count * self.p * (1 - self.p) + (n - count) * self.q * (1 - self.q)
-        return math.sqrt(variance) / (self.p - self.q)
+    std = DirectEncoding.std   # the general formula: here p(1 - p) and q(1 - q) differ
 
     def __repr__(self) -> str:
         return f"OptimizedUnaryEncoding(k={self.k}, epsilon={self.epsilon!r})"

@@ -192,11 +192,12 @@ def test_direct_encoding_estimate_of_a_single_run_is_a_k_vector():
 
 # ----------------------------------------------------------------------------- unary encoding
 
+@pytest.mark.parametrize("encoding", [UnaryEncoding, OptimizedUnaryEncoding])
 @pytest.mark.parametrize("k", [2, 3, 5])
 @pytest.mark.parametrize("epsilon", [0.2, math.log(3), 3.0])
-def test_unary_encoding_is_exactly_epsilon_local_dp(k, epsilon):
-    ue = UnaryEncoding(k, epsilon)
-    channel = {v: ue.report_distribution(v) for v in range(k)}
+def test_unary_encodings_are_exactly_epsilon_local_dp_by_enumeration(encoding, k, epsilon):
+    randomizer = encoding(k, epsilon)
+    channel = {v: randomizer.report_distribution(v) for v in range(k)}
     assert all(sum(law.values()) == pytest.approx(1.0) for law in channel.values())
     assert local_epsilon(channel) == pytest.approx(epsilon, rel=1e-12)
 
@@ -260,15 +261,6 @@ def test_unary_beats_direct_exactly_beyond_the_crossover_domain_size(epsilon):
 
 
 # ----------------------------------------------------------------------------- optimized unary encoding
-
-@pytest.mark.parametrize("k", [2, 3, 5])
-@pytest.mark.parametrize("epsilon", [0.2, math.log(3), 3.0])
-def test_oue_is_exactly_epsilon_local_dp_by_enumeration(k, epsilon):
-    oue = OptimizedUnaryEncoding(k, epsilon)
-    channel = {v: oue.report_distribution(v) for v in range(k)}
-    assert all(sum(law.values()) == pytest.approx(1.0) for law in channel.values())
-    assert local_epsilon(channel) == pytest.approx(epsilon, rel=1e-12)
-
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_oue_variance_is_wang_et_al_formula(epsilon):

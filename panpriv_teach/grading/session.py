@@ -140,14 +140,15 @@ class Worker:
         return message
 
     def story(self) -> str:
-        """How the worker ended."""
+        """How the worker ended (and clear up after it: its children, its folder)."""
         self.alive = False
         try:
             code = self.process.wait(5)
         except subprocess.TimeoutExpired:
-            self.kill()
-            code = self.process.poll()
-        return _exit_story(code, self.memory_killed, self.memory)
+            code = None
+        self.kill()
+        return _exit_story(code if code is not None else self.process.poll(),
+                           self.memory_killed, self.memory)
 
     def kill(self) -> None:
         """Stop the worker and everything it started, and remove its folder."""

@@ -8,7 +8,9 @@ module 02's randomized response).
 """
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 
 import numpy as np
 from scipy.stats import binom
@@ -17,7 +19,7 @@ from panpriv_teach.validation import (require_array, require_epsilon, require_in
                                       require_probability, require_real)
 
 __all__ = ["packing_streams", "packing_checkpoints", "packing_events", "packing_condition",
-           "packing_bound", "seed_packing_shortcut", "local_bayes_bound", "local_two_point_bound"]
+           "packing_bound", "notes_packing_shortcut", "local_bayes_bound", "local_two_point_bound"]
 
 BASES = ("zero", "first")
 
@@ -26,48 +28,69 @@ BASES = ("zero", "first")
 # Ω(log n) for continual counting: the packing argument of Dwork–Roth notes, §2
 # ----------------------------------------------------------------------------------------
 
-def _blocks(n, L):
-    n = require_int("n", n, low=2, note="the number of time steps")
-    L = require_int("L", L, low=1, high=n // 2 if n >= 2 else 1,
-                    note="the block length 2a; at least two blocks must fit in n steps")
-    return n, L, n // L
+def _renamed(**old_to_new):
+    """Accept a parameter's earlier name (with a DeprecationWarning) after it was renamed to
+    follow the course's notation (course/notation.md: T the stream length, w the block length)."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{fn.__name__}: give {new}, or its earlier name {old}, not both")
+                    warnings.warn(f"{fn.__name__}: the parameter {old} is now called {new} "
+                                  "(course/notation.md)", DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
 
 
-def packing_streams(n, L) -> np.ndarray:
-    """The packing of Dwork–Roth notes, §2: k = ⌊n/L⌋ + 1 streams of length n, as a (k, n) 0/1 array.
+def _blocks(T, w):
+    T = require_int("T", T, low=2, note="the number of time steps")
+    w = require_int("w", w, low=1, high=T // 2 if T >= 2 else 1,
+                    note="the block length 2a; at least two blocks must fit in T steps")
+    return T, w, T // w
 
-    Row 0 is the all-zero stream x⁰; row i (1 <= i <= ⌊n/L⌋) is x^i, ones exactly in block i
-    (time steps (i − 1)L + 1 .. iL). The Dwork–Roth notes' block length is L = 2a. Every x^i is at
-    distance L from x⁰ and 2L from x^j (j ≠ i).
+
+@_renamed(n="T", L="w")
+def packing_streams(T, w) -> np.ndarray:
+    """The packing of Dwork–Roth notes, §2: k = ⌊T/w⌋ + 1 streams of length T, as a (k, T) 0/1 array.
+
+    Row 0 is the all-zero stream x⁰; row i (1 <= i <= ⌊T/w⌋) is x^i, ones exactly in block i
+    (time steps (i − 1)w + 1 .. iL). The Dwork–Roth notes' block length is w = 2a. Every x^i is at
+    distance w from x⁰ and 2L from x^j (j ≠ i).
     """
-    n, L, k = _blocks(n, L)
-    streams = np.zeros((k + 1, n), dtype=np.int64)
+    T, w, k = _blocks(T, w)
+    streams = np.zeros((k + 1, T), dtype=np.int64)
     for i in range(1, k + 1):
-        streams[i, (i - 1) * L:i * L] = 1
+        streams[i, (i - 1) * w:i * w] = 1
     return streams
 
 
-def packing_checkpoints(n, L) -> np.ndarray:
-    """The times t = L, 2L, ..., ⌊n/L⌋·L (1-based) at which the events T_i look."""
-    n, L, k = _blocks(n, L)
-    return L * np.arange(1, k + 1)
+@_renamed(n="T", L="w")
+def packing_checkpoints(T, w) -> np.ndarray:
+    """The times t = w, 2L, ..., ⌊T/w⌋·w (1-based) at which the events T_i look."""
+    T, w, k = _blocks(T, w)
+    return w * np.arange(1, k + 1)
 
 
-def packing_events(releases, L) -> np.ndarray:
+@_renamed(L="w")
+def packing_events(releases, w) -> np.ndarray:
     """Which event T_i each run of releases falls in (−1: none).
 
-    `releases` is (runs, n) (or (n,)): release t of each run, t = 1..n. At the checkpoints
-    c·L (c = 1..k) the true count of x^i is 0 for c < i and L for c >= i. T_i (1 <= i <= k)
-    is the event "the releases at the checkpoints before block i ends are < L/2 and those
-    from there on are > L/2"; T_0 is "all of them are < L/2". The T_i are disjoint, and a
-    counter whose error is below a = L/2 at every step puts x^i's releases in T_i.
+    `releases` is (runs, T) (or (T,)): release t of each run, t = 1..T. At the checkpoints
+    c·w (c = 1..k) the true count of x^i is 0 for c < i and w for c >= i. T_i (1 <= i <= k)
+    is the event "the releases at the checkpoints before block i ends are < w/2 and those
+    from there on are > w/2"; T_0 is "all of them are < w/2". The T_i are disjoint, and a
+    counter whose error is below a = w/2 at every step puts x^i's releases in T_i.
     """
     releases = np.atleast_2d(require_array("releases", releases))
     if releases.ndim != 2:
-        raise ValueError(f"releases must be (runs, n); got shape {releases.shape}")
-    checkpoints = packing_checkpoints(releases.shape[1], L)
-    above = releases[:, checkpoints - 1] > L / 2          # (runs, k)
-    below = releases[:, checkpoints - 1] < L / 2
+        raise ValueError(f"releases must be (runs, T); got shape {releases.shape}")
+    checkpoints = packing_checkpoints(releases.shape[1], w)
+    above = releases[:, checkpoints - 1] > w / 2          # (runs, k)
+    below = releases[:, checkpoints - 1] < w / 2
     k = len(checkpoints)
     first_above = np.where(above.any(axis=1), above.argmax(axis=1), k)   # 0-based c of the jump
     c = np.arange(k)[None, :]
@@ -76,53 +99,56 @@ def packing_events(releases, L) -> np.ndarray:
     return np.where(pattern, index, -1)
 
 
-def packing_condition(n, L, epsilon, p=0.5, base="zero") -> float:
+@_renamed(n="T", L="w")
+def packing_condition(T, w, epsilon, p=0.5, base="zero") -> float:
     """The left side of the packing contradiction; > 1 means "impossible".
 
-    Suppose an ε-DP counter has error < L/2 at every step with probability >= p on every
-    input. Then P[M(x^i) ∈ T_i] >= p. With base="zero" (our version), x^i is at distance L
+    Suppose an ε-DP counter has error < w/2 at every step with probability >= p on every
+    input. Then P[M(x^i) ∈ T_i] >= p. With base="zero" (our version), x^i is at distance w
     from x⁰, so group privacy gives P[M(x⁰) ∈ T_i] >= e^(−εL)·p, and with P[M(x⁰) ∈ T_0]
     >= p the disjoint events give p·(1 + k·e^(−εL)) <= 1. With base="first" (the Dwork–Roth notes'
     version, comparing with x¹ at distance 2L = 4a): p·(1 + (k − 1)·e^(−2εL)) <= 1.
-    Returns that left side (k = ⌊n/L⌋).
+    Returns that left side (k = ⌊T/w⌋).
     """
-    n, L, k = _blocks(n, L)
+    T, w, k = _blocks(T, w)
     epsilon = require_epsilon(epsilon)
-    p = require_probability("p", p, note="the probability that every release is within L/2")
+    p = require_probability("p", p, note="the probability that every release is within w/2")
     if base not in BASES:
         raise ValueError(f"base must be one of {BASES}; got {base!r}")
     if base == "zero":
-        return p * (1 + k * math.exp(-epsilon * L))
-    return p * (1 + (k - 1) * math.exp(-2 * epsilon * L))
+        return p * (1 + k * math.exp(-epsilon * w))
+    return p * (1 + (k - 1) * math.exp(-2 * epsilon * w))
 
 
-def packing_bound(n, epsilon=1.0, p=0.5, base="zero") -> float:
-    """The largest a = L/2 that the packing argument rules out (0 if none).
+@_renamed(n="T")
+def packing_bound(T, epsilon=1.0, p=0.5, base="zero") -> float:
+    """The largest a = w/2 that the packing argument rules out (0 if none).
 
-    For every integer block length L with `packing_condition(n, L, ε, p, base)` > 1, no
-    ε-DP counter over n steps can have error < L/2 at all steps with probability >= p on
-    every input: some input has, with probability > 1 − p, an error >= L/2 at some step.
-    Returns the largest such L/2.
+    For every integer block length w with `packing_condition(T, w, ε, p, base)` > 1, no
+    ε-DP counter over T steps can have error < w/2 at all steps with probability >= p on
+    every input: some input has, with probability > 1 − p, an error >= w/2 at some step.
+    Returns the largest such w/2.
 
-    Growth: with base="zero" the condition is about ln n − ln(ln n/ε) > εL, so
-    a ≈ (ln n − ln ln n)/(2ε): Ω(log n/ε). The Dwork–Roth notes' base ("first", distance 4a) gives half:
-    about (ln n − ln ln n)/(4ε) ("a < ln n/4 − 1" at ε = 1, see `seed_packing_shortcut`).
+    Growth: with base="zero" the condition is about ln T − ln(ln T/ε) > εL, so
+    a ≈ (ln T − ln ln T)/(2ε): Ω(log T/ε). The Dwork–Roth notes' base ("first", distance 4a) gives half:
+    about (ln T − ln ln T)/(4ε) ("a < ln T/4 − 1" at ε = 1, see `notes_packing_shortcut`).
     """
-    n = require_int("n", n, low=4, note="two blocks of length >= 2 must fit")
-    if packing_condition(n, 1, epsilon, p, base) <= 1:
+    T = require_int("T", T, low=4, note="two blocks of length >= 2 must fit")
+    if packing_condition(T, 1, epsilon, p, base) <= 1:
         return 0.0
-    lo, hi = 1, n // 2            # the condition falls as L grows (both factors do): bisect
-    if packing_condition(n, hi, epsilon, p, base) > 1:
+    lo, hi = 1, T // 2            # the condition falls as w grows (both factors do): bisect
+    if packing_condition(T, hi, epsilon, p, base) > 1:
         return hi / 2
     while hi - lo > 1:            # invariant: condition(lo) > 1 >= condition(hi)
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if packing_condition(n, mid, epsilon, p, base) > 1 else (lo, mid)
+        lo, hi = (mid, hi) if packing_condition(T, mid, epsilon, p, base) > 1 else (lo, mid)
     return lo / 2
 
 
-def seed_packing_shortcut(n) -> float:
+@_renamed(n="T")
+def notes_packing_shortcut(T) -> float:
     """The Dwork–Roth notes' closing claim at ε = 1, p = 1/2: the argument is a contradiction "if
-    a < ln n/4 − 1". Returns ln n/4 − 1.
+    a < ln n/4 − 1" (their n is our T). Returns ln T/4 − 1.
 
     Check: with k = n/(2a) blocks Dwork–Roth notes needs (n/(2a))·e^(−4a)/2 > 1, i.e.
     4a + ln(4a) < ln n. If a < ln n/4 − 1 then 4a < ln n − 4, so this holds when
@@ -130,8 +156,8 @@ def seed_packing_shortcut(n) -> float:
     ever count, though not asymptotically. The exact condition is what `packing_bound`
     (base="first") uses.
     """
-    n = require_int("n", n, low=2)
-    return math.log(n) / 4 - 1
+    T = require_int("T", T, low=2, note="the number of time steps (the notes' n)")
+    return math.log(T) / 4 - 1
 
 
 # ----------------------------------------------------------------------------------------
@@ -192,3 +218,12 @@ def local_two_point_bound(n, epsilon, c) -> tuple[float, float]:
     tail0 = binom.sf(math.ceil(n / 2 + alpha) - 1, n, 0.5)            # P0(S >= n/2 + α)
     tail1 = binom.cdf(math.ceil(n / 2 + 3 * alpha) - 1, n, 0.5 + delta)  # P1(S < n/2 + 3α)
     return alpha, float((1 - tv - tail0 - tail1) / 2)
+
+
+def __getattr__(name):
+    """`seed_packing_shortcut`, the earlier name of `notes_packing_shortcut`, still works."""
+    if name == "seed_packing_shortcut":
+        warnings.warn("seed_packing_shortcut is now called notes_packing_shortcut",
+                      DeprecationWarning, stacklevel=2)
+        return notes_packing_shortcut
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

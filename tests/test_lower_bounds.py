@@ -9,7 +9,7 @@ import pytest
 from panpriv_teach.counters import BinaryTreeCounter
 from panpriv_teach.lower_bounds import (
     local_bayes_bound, local_two_point_bound, packing_bound, packing_checkpoints,
-    packing_condition, packing_events, packing_streams, seed_packing_shortcut)
+    packing_condition, packing_events, packing_streams, notes_packing_shortcut)
 from panpriv_teach.mechanisms import RandomizedResponse
 
 
@@ -88,7 +88,7 @@ def test_notes_shortcut_a_below_ln_n_over_4_minus_1_suffices_for_practical_n_onl
 
     for k in range(4, 81):
         log_n = k * math.log(2)
-        assert seed_packing_shortcut(2 ** k) == pytest.approx(log_n / 4 - 1)
+        assert notes_packing_shortcut(2 ** k) == pytest.approx(log_n / 4 - 1)
         for twice_a in range(1, 400):
             a = twice_a / 2
             if a < log_n / 4 - 1:
@@ -187,9 +187,9 @@ def test_randomized_response_errs_by_sqrt_n_over_epsilon_as_often_as_the_bound_d
 
 # ------------------------------------------------------------------ bad input
 def test_bad_input_is_rejected_with_the_parameter_named():
-    with pytest.raises(ValueError, match=r"L must be an integer in \[1, 5\]"):
+    with pytest.raises(ValueError, match=r"w must be an integer in \[1, 5\]"):
         packing_streams(10, 6)
-    with pytest.raises(ValueError, match="n must be an integer"):
+    with pytest.raises(ValueError, match="T must be an integer"):
         packing_bound(2)
     with pytest.raises(ValueError, match="epsilon must be a real number"):
         packing_bound(100, epsilon=0)
@@ -203,3 +203,17 @@ def test_bad_input_is_rejected_with_the_parameter_named():
         local_bayes_bound(10.5, 1.0)
     with pytest.raises(ValueError, match="c must be a real number in"):
         local_two_point_bound(100, 1.0, 0)
+
+
+def test_the_earlier_parameter_names_still_work_with_a_deprecation_warning():
+    """The packing functions' parameters follow course/notation.md (T the stream length, w the
+    block length); the earlier names n and L, and seed_packing_shortcut, still work."""
+    with pytest.warns(DeprecationWarning, match="n is now called T"):
+        assert packing_bound(n=1024) == packing_bound(1024)
+    with pytest.warns(DeprecationWarning, match="L is now called w"):
+        np.testing.assert_array_equal(packing_streams(12, L=3), packing_streams(12, 3))
+    with pytest.raises(TypeError, match="not both"):
+        packing_condition(100, 2, 1.0, w=3, L=2)
+    import panpriv_teach.lower_bounds as lower_bounds
+    with pytest.warns(DeprecationWarning, match="notes_packing_shortcut"):
+        assert lower_bounds.seed_packing_shortcut is notes_packing_shortcut

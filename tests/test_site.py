@@ -328,6 +328,9 @@ def _open_offline(urls: list[str], exe: str, act, viewport: dict | None = None) 
                 remote.clear()
                 problems: list[str] = []
                 page = context.new_page()
+                # Generous: under `make test` the other worker drives Chromium too (a page once
+                # took over the default 30 s to go network-idle); this bounds a hang, not speed.
+                page.set_default_timeout(120_000)
                 page.on("pageerror", lambda e, problems=problems: problems.append(f"uncaught: {e}"[:300]))
                 page.on("console", lambda m, problems=problems: problems.append(f"{m.type}: {m.text}"[:300])
                         if m.type in ("error", "warning") else None)

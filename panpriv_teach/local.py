@@ -245,84 +245,8 @@ class UnaryEncoding:
         self.k = require_int("k", k, low=2, note="the domain {0, ..., k-1} needs two values")
         self.epsilon = require_epsilon(epsilon)
         self.bias = math.tanh(self.epsilon / 4)   # of each bit's randomized response
-        self.p = (1 + self.bias) / 2              # P(bit reported as is)
-        self.q = (1 - self.bias) / 2              # P(bit flipped)
-        _require_signal(self.p, self.q, epsilon)
-
-    def report_distribution(self, value) -> dict:
-        """The exact law of one report for `value`: {bit tuple of length k: probability}
-        over all 2^k reports (k <= 12)."""
-        value = require_int("value", value, low=0, high=self.k - 1)
-        if self.k > MAX_UNARY_ENUMERATION:
-            raise ValueError(f"report_distribution lists 2^k reports: k must be at most "
-                             f"{MAX_UNARY_ENUMERATION}; got k = {self.k}")
-        onehot = np.arange(self.k) == value
-        law = {}
-        for report in itertools.product((0, 1), repeat=self.k):
-            kept = np.array(report, dtype=bool) == onehot
-            law[report] = float(np.prod(np.where(kept, self.p, self.q)))
-        return law
-
-    def report(self, value, rng=None) -> np.ndarray:
-        """One party's report, bit by bit (slow; `randomize` is the vectorised version)."""
-        value = require_int("value", value, low=0, high=self.k - 1)
-        rng = as_rng(rng)
-        bits = [1 if j == value else 0 for j in range(self.k)]
-        return np.array([b if rng.random() < self.p else 1 - b for b in bits], dtype=np.int64)
-
-    def randomize(self, values, rng=None) -> np.ndarray:
-        """The reports of parties holding `values` (ints in 0..k-1, any shape): 0/1 ints of
-        shape values.shape + (k,). One independent keep/flip coin per bit, as in `report`."""
-        values = _values(values, self.k)
-        onehot = values[..., None] == np.arange(self.k)
-        flip = as_rng(rng).random(onehot.shape) >= self.p
-        return (onehot ^ flip).astype(np.int64)
-
-    def estimate(self, reports) -> np.ndarray:
-        """The unbiased counts (Y_v - n q)/(p - q): shape (..., k) for reports of shape
-        (..., n, k). E[Y_v] = c_v p + (n - c_v) q, solved for c_v."""
-        reports = require_array("reports", reports, allowed={0, 1}, nonempty=True)
-        if reports.ndim < 2 or reports.shape[-1] != self.k:
-            raise ValueError(f"reports must have shape (..., n, k) with k = {self.k} (one row of "
-                             f"k bits per party); got shape {reports.shape}")
-        n = reports.shape[-2]
-        return (reports.sum(axis=-2) - n * self.q) / (self.p - self.q)
-
-    def std(self, n, count=0) -> float:
-        """The standard deviation of one estimated count: sqrt(n p q)/(p - q), the same for
-        every count (p(1 - p) = q(1 - q)); `count` is accepted for symmetry with
-        DirectEncoding and checked only."""
-        n = require_int("n", n, low=1)
-        require_int("count", count, low=0, high=n)
-        return math.sqrt(n * self.p * self.q) / (self.p - self.q)
-
-    def __repr__(self) -> str:
-        return f"UnaryEncoding(k={self.k}, epsilon={self.epsilon!r})"
-
-
-class OptimizedUnaryEncoding(UnaryEncoding):
-    """Optimized unary encoding (OUE): like `UnaryEncoding`, one randomized bit per value, but
-    the 1 of the one-hot vector is reported as 1 with probability p = 1/2 and every 0 as 1 with
-    probability q = 1/(e^ε + 1) (Wang et al. 2017, §4.4). Estimates how many parties hold each
-    value, with the interface of `UnaryEncoding`.
-
-    Privacy: local ε-DP (Dwork–Roth notes, §1, Def 1): two values' one-hot vectors differ in
-    two bits; a report r changes probability by (p/q)^(r_v) ((1 - p)/(1 - q))^(1 - r_v) at the
-    true value's bit and the inverse at the other's, at most p(1 - q)/((1 - p) q) = e^ε.
-    Accuracy: the estimate (Y_v - n q)/(p - q) is unbiased with variance
-    (c p(1 - p) + (n - c) q(1 - q))/(p - q)^2 for c holders (`std`); for rare values (c << n)
-    n q(1 - q)/(p - q)^2 = 4 n e^ε/(e^ε - 1)^2, since q(1 - q) = e^ε/(e^ε + 1)^2 and
-    p - q = (e^ε - 1)/(2(e^ε + 1)): Wang et al. 2017's formula 4e^ε/(n (e^ε - 1)^2) for the
-    estimated FREQUENCY c/n (divide by n^2). Smaller than symmetric unary encoding's
-    n e^(ε/2)/(e^(ε/2) - 1)^2 for every ε > 0 (Wang et al. choose p, q to minimise it), and
-    smaller than `DirectEncoding`'s for rare values when k > 3e^ε + 2.
-    """
-
-    def __init__(self, k, epsilon):
-        self.k = require_int("k", k, low=2, note="the domain {0, ..., k-1} needs two values")
-        self.epsilon = require_epsilon(epsilon)
-        self.p = 0.5                                          # P(report 1 | bit 1)
-        self.q = 1.0 / (math.exp(min(self.epsilon, 700.0)) + 1)   # P(report 1 | bit 0)
+        self.p = (1 + self.bias) / 2              # P(report 1 | bit 1): the bit kept
+        self.q = (1 - self.bias) / 2              # P(report 1 | bit 0): the bit flipped
         _require_signal(self.p, self.q, epsilon)
 
     def report_distribution(self, value) -> dict:
@@ -350,7 +274,43 @@ class OptimizedUnaryEncoding(UnaryEncoding):
         one = np.where(values[..., None] == np.arange(self.k), self.p, self.q)
         return (as_rng(rng).random(one.shape) < one).astype(np.int64)
 
-    std = DirectEncoding.std   # the general formula: here p(1 - p) and q(1 - q) differ
+    def estimate(self, reports) -> np.ndarray:
+        """The unbiased counts (Y_v - n q)/(p - q): shape (..., k) for reports of shape
+        (..., n, k). E[Y_v] = c_v p + (n - c_v) q, solved for c_v."""
+        reports = require_array("reports", reports, allowed={0, 1}, nonempty=True)
+        if reports.ndim < 2 or reports.shape[-1] != self.k:
+            raise ValueError(f"reports must have shape (..., n, k) with k = {self.k} (one row of "
+                             f"k bits per party); got shape {reports.shape}")
+        n = reports.shape[-2]
+        return (reports.sum(axis=-2) - n * self.q) / (self.p - self.q)
+
+    std = DirectEncoding.std   # sqrt(n p q)/(p - q) whatever the count, as p(1 - p) = q(1 - q)
 
     def __repr__(self) -> str:
-        return f"OptimizedUnaryEncoding(k={self.k}, epsilon={self.epsilon!r})"
+        return f"{type(self).__name__}(k={self.k}, epsilon={self.epsilon!r})"
+
+
+class OptimizedUnaryEncoding(UnaryEncoding):
+    """Optimized unary encoding (OUE): like `UnaryEncoding`, one randomized bit per value, but
+    the 1 of the one-hot vector is reported as 1 with probability p = 1/2 and every 0 as 1 with
+    probability q = 1/(e^ε + 1) (Wang et al. 2017, §4.4). Estimates how many parties hold each
+    value, with the interface of `UnaryEncoding`.
+
+    Privacy: local ε-DP (Dwork–Roth notes, §1, Def 1): two values' one-hot vectors differ in
+    two bits; a report r changes probability by (p/q)^(r_v) ((1 - p)/(1 - q))^(1 - r_v) at the
+    true value's bit and the inverse at the other's, at most p(1 - q)/((1 - p) q) = e^ε.
+    Accuracy: the estimate (Y_v - n q)/(p - q) is unbiased with variance
+    (c p(1 - p) + (n - c) q(1 - q))/(p - q)^2 for c holders (`std`); for rare values (c << n)
+    n q(1 - q)/(p - q)^2 = 4 n e^ε/(e^ε - 1)^2, since q(1 - q) = e^ε/(e^ε + 1)^2 and
+    p - q = (e^ε - 1)/(2(e^ε + 1)): Wang et al. 2017's formula 4e^ε/(n (e^ε - 1)^2) for the
+    estimated FREQUENCY c/n (divide by n^2). Smaller than symmetric unary encoding's
+    n e^(ε/2)/(e^(ε/2) - 1)^2 for every ε > 0 (Wang et al. choose p, q to minimise it), and
+    smaller than `DirectEncoding`'s for rare values when k > 3e^ε + 2.
+    """
+
+    def __init__(self, k, epsilon):
+        self.k = require_int("k", k, low=2, note="the domain {0, ..., k-1} needs two values")
+        self.epsilon = require_epsilon(epsilon)
+        self.p = 0.5                                          # P(report 1 | bit 1)
+        self.q = 1.0 / (math.exp(min(self.epsilon, 700.0)) + 1)   # P(report 1 | bit 0)
+        _require_signal(self.p, self.q, epsilon)

@@ -120,7 +120,9 @@ def test_as_real_accepts_numbers(value, expected):
     (None, ["the estimate should be a number", "NoneType", "forget a `return`"]),
     ("0.3", ["should be a number", "str", "'0.3'"]),
     (True, ["should be a number", "bool"]),
-    ([1.0], ["should be a number", "list"]),
+    ([1.0], ["should be a single number", "list of 1 entry [1.0]", "return that, or float(x[0])"]),
+    ((1.0, 2.0), ["should be a single number", "tuple of 2 entries", "ONE number"]),
+    (np.zeros((2, 2)), ["numpy array of 4 entries", "ONE number"]),
     (float("nan"), ["the estimate is nan", "division by zero"]),
     (np.inf, ["the estimate is inf"]),
 ])
@@ -129,6 +131,8 @@ def test_as_real_diagnoses_non_numbers(value, words):
         as_real(value, "the estimate")
     for word in words:
         assert word in str(info.value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        assert "forget a `return`" not in str(info.value)
 
 
 def test_as_array_accepts_sequences_and_checks_shape():

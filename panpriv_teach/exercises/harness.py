@@ -371,10 +371,24 @@ def expect_uses_rng(fn, *args, convert=None, **kwargs) -> None:
                              "function random at all? Draw the noise from the `rng` argument.")
 
 
+def _preview(values) -> str:
+    shown = ", ".join(_short(v) for v in values[:3])
+    return f"[{shown}{', ...' if len(values) > 3 else ''}]"
+
+
 def as_real(value, what: str) -> float:
-    """`value` as a finite float, or a diagnosis naming `what`."""
+    """`value` as one finite float, or a diagnosis naming `what`. A list, tuple or array is
+    named as such (never "did you forget a return?"), with the fix for the one-element case."""
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value.item()
+    if isinstance(value, (list, tuple, np.ndarray)):
+        kind = "numpy array" if isinstance(value, np.ndarray) else type(value).__name__
+        entries = value.ravel().tolist() if isinstance(value, np.ndarray) else list(value)
+        fix = (" (its only entry is x[0]; return that, or float(x[0]))" if len(entries) == 1 else
+               ": the task asks for ONE number")
+        raise ExerciseFailed(f"{what} should be a single number, but it is a {kind} of "
+                             f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} "
+                             f"{_preview(entries)}{fix}.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ExerciseFailed(f"{what} should be a number, but it is {type(value).__name__} "
                              f"({_short(value)}). Did you forget a `return`?")

@@ -8,6 +8,7 @@ Fully dynamic streams are (k, 2) int arrays of updates (i, d) (`panpriv_teach.st
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import time
 
@@ -214,6 +215,15 @@ def enumeration_size(universe_size, Z) -> int:
     return (4 * Z + 1) ** require_int("universe_size", universe_size, low=1)
 
 
+def _require_cost(cost):
+    if callable(cost):
+        return cost
+    if isinstance(cost, str) and cost in ("l0", "l1", "l2"):
+        return cost
+    raise ValueError(f"cost must be 'l0', 'l1', 'l2' or a callable f(c) with f(0) = 0 "
+                     f"(Mir et al. 2011, §3.1's recipe); got {cost!r}")
+
+
 def _row_keys(rows: np.ndarray) -> np.ndarray:
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
@@ -236,9 +246,20 @@ class PanPrivateDistinctCount(StableSketch):
     than `max_candidates` vectors. There is no polynomial-time sampler here; nothing faster
     should be presented as having Alg 1's guarantee.
 
+    The general recipe (§3.1, end): any cost f of state vectors with f(0) = 0 gives
+    d_f(z) = min f(c) over the same c, and μ(y) ∝ exp(−ε·d_f(y)/(2Δ_f)), where Δ_f bounds
+    |d_f(z) − d_f(z + s(X_j − X_i))| (Def 4 moves s units, |s| <= Z, from ID i to ID j).
+    If f is symmetric and subadditive, d_f(z + shift) <= f(c + s(e_j − e_i)) <= d_f(z) +
+    f(s(e_j − e_i)) whenever the shifted c stays in the box, so Δ_f = max f(s(e_j − e_i)):
+    2 for ‖·‖₀ (Lemma 1; the default, where ε/(2Δ_f) = ε/4), 2Z for ‖·‖₁, √2·Z for ‖·‖₂.
+    Correction: the paper's "Δ_q = max_{y: ‖y‖₀ = 1} |f(y)|" (one non-zero entry in
+    [−2Z, 2Z]) gives 1 for ‖·‖₀, where Lemma 1 needs 2: the shift has two non-zero entries of
+    size <= Z. Its L1/L2 remark ("Δ_q = 2Z ... sample from μ_ε' where ε' = ε/2Z") is right in
+    substance: the noise, hence d_f(y) and the additive error, grows linearly with Z.
+
     Privacy (Lemmas 1-2; checked by enumeration in the tests and the lecture):
     - Lemma 1 holds where d is finite: |d(z) − d(z + c_i X_i + c_j X_j)| <= 2 for every
-      reachable z for which the shifted sketch is reachable too.
+      reachable z for which the shifted sketch is reachable too (Δ_f for other costs).
     - Correction: Lemma 2's "ε-pan private" does not hold exactly. The noise ranges over the
       box [−2Z, 2Z]^m, so the state sk(a) + y ranges over sk(a) + (reachable set), which
       depends on a: a state whose noise sits at the edge of the box (e.g. b_i = a_i + c_i =
@@ -250,11 +271,24 @@ class PanPrivateDistinctCount(StableSketch):
       So the state is (ε/2, δ)-DP with δ of order P(c_i ∈ edge values), not ε-DP. Pure DP
       would need noise of unbounded support (e.g. quality −(‖c‖₀ + λ Σ(|c_i| − 2Z)_+) over
       all integer c, with Δq <= 2 + 2λZ), which has no finite enumeration.
+    Floating point: X, the sketch and every update are int64, exact. Only the draw of y is
+    not: μ_ε is a float vector (exp weights, normalised) sampled by `rng.choice`, which takes
+    F = cumsum(μ_ε)/last, one 53-bit uniform U = k·2^−53 and returns the first j with
+    U < F_j. So the program draws candidate j with probability EXACTLY N_j/2^53, N_j =
+    ⌈2^53 F_j⌉ − ⌈2^53 F_{j−1}⌉ (`sampler_law`; the tests reproduce rng.choice's draws from
+    it). Each N_j/2^53 differs from the real μ_ε(j) by at most η = (|R| + 4)·2^−52 (the
+    float exp, the normalisation and the cumulative sum each err by at most a few units of
+    2^−53 per term, plus the 2^−53 grid), so on states possible under both neighbours the
+    float program's ratio is at most e^(ε/2)·(p_min + η)/(p_min − η), p_min the smallest
+    μ_ε(j) (`sampler_ratio_slack` gives this factor). With p_min near 2^−53·|R| (large ε·m)
+    the slack is unbounded: some candidates are never drawn (more δ). The tests compute the
+    float program's ratio in exact rational arithmetic on a tiny instance.
     Accuracy (Lemma 3, Thm 6): with probability 1 − δ, d(y) <= (4/ε)(ln|R| + ln(1/δ)) (R the
     reachable sketches, |R*| = 1), and sk^priv = sk(a + c + c') with ‖c‖₀ = d(y),
     ‖c'‖₀ = d(y'), so the estimate is the Thm 5 estimate for a vector whose distinct count is
     D ± (d(y) + d(y')). At the sizes where exact enumeration is possible the additive term
-    exceeds m: the theorem is true but says nothing useful there.
+    exceeds m: the theorem is true but says nothing useful there. For a cost f the bound is
+    (2Δ_f/ε)(ln(|R|/|R*|) + ln(1/δ)): linear in Z for ‖·‖₁ and ‖·‖₂.
     Source: Mir et al. 2011, §3.1, Alg 1, Lemmas 1-3, Thm 6, Thm 2 (exponential mechanism).
 
     Parameters
@@ -263,16 +297,27 @@ class PanPrivateDistinctCount(StableSketch):
     epsilon : Alg 1's privacy parameter.   p, r : the sketch (default 0.5, 2).
     resolution : grid points per unit for X (default 2; coarse grids create collisions
         Xᵀc = Xᵀc', where the minimum in d matters).
-    max_candidates : refuse (4Z + 1)^m above this (default 2,Dwork 2010,Dwork 2010 vectors).
+    max_candidates : refuse (4Z + 1)^m above this (default 2,000,000 vectors).
+    cost : the f of d_f: "l0" (default, Alg 1: the distinct count), "l1", "l2", or a
+        callable taking an (n, m) int64 array of vectors c (one per row) and returning n
+        finite reals >= 0, with f(0) = 0.
+    sensitivity : Δ_f (default: 2, 2Z, √2·Z, or for a callable max f(s(e_j − e_i)) over
+        i ≠ j and 1 <= |s| <= Z, which bounds Δ_f when f is symmetric and subadditive —
+        check other costs with `state_distribution`).
     """
 
     def __init__(self, universe_size, Z, epsilon, p=0.5, r=2, rng=None, resolution=2,
-                 X=None, max_candidates=2_000_000):
+                 X=None, max_candidates=2_000_000, cost="l0", sensitivity=None):
         universe_size = require_int("universe_size", universe_size, low=2,
                                     note="neighbours need two IDs (Def 4)")
         self.Z = require_int("Z", Z, low=1, note="the bound on each state a_i (§2.1)")
         self.epsilon = require_epsilon(epsilon)
         max_candidates = require_int("max_candidates", max_candidates, low=1)
+        self.cost = _require_cost(cost)
+        if sensitivity is not None:
+            sensitivity = require_real("sensitivity", sensitivity, low=0.0, high=math.inf,
+                                       low_open=True, high_open=True,
+                                       note="Δ_f, the largest change of d_f between neighbours")
         size = enumeration_size(universe_size, self.Z)
         if size > max_candidates:
             raise ValueError(
@@ -284,10 +329,46 @@ class PanPrivateDistinctCount(StableSketch):
         super().__init__(universe_size, p, r, rng=rng,
                          resolution=2 if resolution is None else resolution, X=X)
         self._rng = rng
+        self.sensitivity = (self._default_sensitivity() if sensitivity is None
+                            else sensitivity)
         start = time.perf_counter()
         self._build_noise_table()
         self.enumeration_seconds = time.perf_counter() - start
         self.sk = self.sample_noise()
+        self.intrusions = 0
+
+    def _default_sensitivity(self):
+        """Δ_f = max f(s(e_j − e_i)): 2 for ‖·‖₀ (Lemma 1), 2Z for ‖·‖₁, √2·Z for ‖·‖₂."""
+        if not callable(self.cost):
+            return {"l0": 2, "l1": 2 * self.Z, "l2": math.sqrt(2) * self.Z}[self.cost]
+        m, Z = self.universe_size, self.Z
+        moves = [s * (np.eye(m, dtype=np.int64)[j] - np.eye(m, dtype=np.int64)[i])
+                 for i, j in itertools.permutations(range(m), 2) for s in range(-Z, Z + 1) if s]
+        return float(np.max(self._cost_values(np.array(moves))))
+
+    def _cost_values(self, c: np.ndarray) -> np.ndarray:
+        """f(c) for each row of c, validated for a callable cost."""
+        if self.cost == "l0":
+            return np.count_nonzero(c, axis=1)
+        if self.cost == "l1":
+            return np.abs(c).sum(axis=1)
+        if self.cost == "l2":
+            return np.sqrt((c * c).sum(axis=1))
+        values = np.asarray(self.cost(c.copy()))
+        if values.shape != (len(c),) or not np.issubdtype(values.dtype, np.number) \
+                or np.iscomplexobj(values):
+            raise ValueError(f"cost must return one real number per row of its (n, m) "
+                             f"argument: shape ({len(c)},); got {values.dtype} of shape "
+                             f"{values.shape}")
+        values = values.astype(float)
+        if not np.all(np.isfinite(values)) or values.min() < 0:
+            raise ValueError("cost must return finite reals >= 0; got "
+                             f"{values[~np.isfinite(values) | (values < 0)][0]!r}")
+        zero = np.flatnonzero(~c.any(axis=1))
+        if len(zero) and values[zero[0]] != 0:
+            raise ValueError(f"cost must satisfy f(0) = 0 (§3.1's recipe); got "
+                             f"f(0) = {values[zero[0]]!r}")
+        return values
 
     def _build_noise_table(self) -> None:
         m, Z = self.universe_size, self.Z
@@ -295,26 +376,27 @@ class PanPrivateDistinctCount(StableSketch):
         grids = np.meshgrid(*([values] * m), indexing="ij")
         c = np.stack([g.ravel() for g in grids], axis=1)           # every c ∈ [−2Z, 2Z]^m
         sketches = c @ self.X                                       # Xᵀc, exact integers
-        norms = np.count_nonzero(c, axis=1)
+        costs = self._cost_values(c)
         keys, first, inverse = np.unique(_row_keys(sketches), return_index=True,
                                          return_inverse=True)
-        distance = np.full(len(keys), m + 1, dtype=np.int64)
+        distance = np.full(len(keys), costs.max() + 1, dtype=costs.dtype)
         inverse = inverse.ravel()
-        np.minimum.at(distance, inverse, norms)                     # d(z) = min ‖c‖₀
-        minimisers = np.flatnonzero(norms == distance[inverse])
+        np.minimum.at(distance, inverse, costs)                     # d(z) = min f(c)
+        minimisers = np.flatnonzero(costs == distance[inverse])
         argmin = np.empty(len(keys), dtype=np.int64)
         argmin[inverse[minimisers[::-1]]] = minimisers[::-1]        # one minimiser per sketch
         self.noise_sketches = sketches[first]                       # the reachable set R
-        self.noise_vectors = c[argmin].astype(np.int8)              # c with Xᵀc = z, ‖c‖₀ = d(z)
+        self.noise_vectors = c[argmin].astype(np.int8)              # c with Xᵀc = z, f(c) = d(z)
         self.noise_distance = distance
         self._keys = keys                                           # sorted, for lookups
-        weights = np.exp(-(self.epsilon / 4) * (distance - distance.min()))
+        scale = self.epsilon / (2 * self.sensitivity)               # ε/4 for ‖·‖₀
+        weights = np.exp(-scale * (distance - distance.min()))
         self.noise_probabilities = weights / weights.sum()          # μ_ε
         self.n_candidates = len(c)
 
     # -- the exponential mechanism ------------------------------------------------------
     def distance(self, z) -> np.ndarray:
-        """d(z) for sketch vector(s) z (grid units): an int array, with −1 meaning ∞."""
+        """d(z) for sketch vector(s) z (grid units), −1 meaning ∞ (ints for ‖·‖₀, ‖·‖₁)."""
         z = np.atleast_2d(np.asarray(z, dtype=np.int64))
         keys = _row_keys(z)
         pos = np.clip(np.searchsorted(self._keys, keys), 0, len(self._keys) - 1)
@@ -322,7 +404,7 @@ class PanPrivateDistinctCount(StableSketch):
         return np.where(found, self.noise_distance[pos], -1)
 
     def preimage(self, z) -> np.ndarray:
-        """A vector c ∈ [−2Z, 2Z]^m with Xᵀc = z and ‖c‖₀ = d(z) (z must be reachable)."""
+        """A vector c ∈ [−2Z, 2Z]^m with Xᵀc = z and f(c) = d(z) (z must be reachable)."""
         d = self.distance(z)
         if np.any(d < 0):
             raise ValueError("z is not a reachable sketch (d(z) = ∞)")
@@ -335,10 +417,32 @@ class PanPrivateDistinctCount(StableSketch):
                                  p=self.noise_probabilities)
         return self.noise_sketches[index].copy()
 
+    def sampler_law(self) -> np.ndarray:
+        """N_j: `sample_noise` draws candidate j with probability exactly N_j / 2^53.
+
+        rng.choice computes F = cumsum(p)/F_last in floats and returns the number of F_j <=
+        U for one U = k·2^−53, k uniform on [0, 2^53); so N_j = ⌈2^53 F_j⌉ − ⌈2^53 F_{j−1}⌉
+        (2^53 F_j is exact in floats). Integers, sum 2^53: the float program's exact law.
+        """
+        cdf = self.noise_probabilities.cumsum()
+        cdf /= cdf[-1]
+        edges = np.ceil(np.ldexp(cdf, 53)).astype(np.int64)
+        return np.diff(edges, prepend=0)
+
+    def sampler_ratio_slack(self) -> float:
+        """(p_min + η)/(p_min − η), η = (|R| + 4)·2^−52: the float sampler's extra ratio.
+
+        A bound on N_j/2^53 ÷ μ_ε(j) and its inverse (class docstring); ∞ if p_min <= η.
+        """
+        eta = (len(self.noise_probabilities) + 4) * 2.0 ** -52
+        p_min = float(self.noise_probabilities.min())
+        return math.inf if p_min <= eta else (p_min + eta) / (p_min - eta)
+
     def state_distribution(self, a) -> dict:
         """The exact law of the state for state vector a (Lemma 2): {sketch tuple: prob}.
 
-        The state is sk(a) + y with y ~ μ_ε, so P(s) = μ_ε(s − Xᵀa).
+        The state is sk(a) + y with y ~ μ_ε, so P(s) = μ_ε(s − Xᵀa) (μ_ε as computed in
+        floats; `sampler_law` gives what the float sampler realises).
         """
         a = require_array("a", a, ndim=1, integer=True)
         if a.shape != (self.universe_size,):
@@ -348,11 +452,28 @@ class PanPrivateDistinctCount(StableSketch):
         return {tuple(s): float(q) for s, q in zip(states.tolist(), self.noise_probabilities)}
 
     def lemma3_bound(self, delta) -> float:
-        """(4/ε)(ln(|R|/|R*|) + ln(1/δ)): d(y) exceeds it with probability <= δ (Thm 2)."""
+        """(2Δ_f/ε)(ln(|R|/|R*|) + ln(1/δ)) — (4/ε)(…) for ‖·‖₀ — bounds d(y) w.p. 1 − δ (Thm 2)."""
         delta = require_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
         optimal = int(np.sum(self.noise_distance == self.noise_distance.min()))
-        return 4 / self.epsilon * (math.log(len(self.noise_distance) / optimal)
+        return 2 * self.sensitivity / self.epsilon * (math.log(len(self.noise_distance) / optimal)
                                    + math.log(1 / delta))
+
+    def announce_intrusion(self) -> dict:
+        """An announced intrusion: hand over the state, then add a fresh y'' ~ μ_ε to it.
+
+        Mir et al. 2011, §5: with announced intrusions "our results will still hold, with the
+        simple fix to randomize anew after each intrusion". Without it two views differ by
+        Xᵀ(a₂ − a₁) exactly, which on a fine grid reveals a₂ − a₁ (`preimage`). With it the
+        difference is Xᵀ(a₂ − a₁) + y'', drawn like the state of Lemma 2 for the vector
+        a₂ − a₁: e^(ε/2) on the common support plus a δ, per view, so k views and the output
+        compose to (k + 1)ε/2 plus the δs. The sketch becomes that of a + c + c'' with
+        ‖c''‖₀ = d(y''): each intrusion adds d(y'') to the error bound of Thm 6.
+        Returns the state the intruder received; counts the intrusions in `intrusions`.
+        """
+        seen = self.state()
+        self.sk = self.sk + self.sample_noise()
+        self.intrusions += 1
+        return seen
 
     # -- output ------------------------------------------------------------------------
     def output(self) -> float:
@@ -362,4 +483,5 @@ class PanPrivateDistinctCount(StableSketch):
 
     def _params(self) -> dict:
         return {"universe_size": self.universe_size, "Z": self.Z, "epsilon": self.epsilon,
-                "p": self.p, "r": self.r}
+                "p": self.p, "r": self.r,
+                **({} if self.cost == "l0" else {"cost": self.cost, "sensitivity": self.sensitivity})}

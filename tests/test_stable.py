@@ -5,8 +5,11 @@ Statistical tests use fixed seeds; each comment gives the sample size and the pr
 that a correct implementation fails (goodness-of-fit tests at p-value 1e-6).
 """
 import itertools
+import math
 import pickle
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats
@@ -283,6 +286,180 @@ def test_alg1_state_is_the_matrix_and_the_noisy_sketch_with_no_ids():
     alg.output()   # Alg 1 adds y' to the kept sketch: the change is a reachable noise sketch
     assert alg.distance(alg.sk - before)[0] >= 0
     assert isinstance(pickle.loads(pickle.dumps(alg)), PanPrivateDistinctCount)
+
+
+# ------------------------------------------------------------------------ floating point
+
+def test_sampler_law_is_what_rng_choice_draws():
+    # rng.choice(p=μ) is searchsorted(cumsum(μ)/last, U, 'right') with U = k·2^−53: the
+    # integer law N_j reproduces its draws one by one (100,000 draws, same seed).
+    alg = tiny(resolution=1000)
+    law = alg.sampler_law()
+    assert law.sum() == 2 ** 53 and law.min() > 0
+    drawn = np.random.default_rng(7).choice(len(law), size=100_000, p=alg.noise_probabilities)
+    k = np.ldexp(np.random.default_rng(7).random(100_000), 53).astype(np.int64)
+    np.testing.assert_array_equal(drawn, np.searchsorted(np.cumsum(law), k, side="right"))
+
+
+def exact_mu(alg):
+    """μ_ε(j) = exp(−ε d_j/(2Δ)) / Σ, in 60-digit arithmetic (not floats)."""
+    with mpmath.workdps(60):
+        scale = mpmath.mpf(alg.epsilon) / (2 * mpmath.mpf(alg.sensitivity))
+        weights = [mpmath.exp(-scale * int(d)) for d in alg.noise_distance]
+        total = mpmath.fsum(weights)
+        return [w / total for w in weights]
+
+
+def float_worst_ratio(alg, a, b) -> Fraction:
+    """The float program's largest P_a(s)/P_b(s) over common states, as a fraction of integers."""
+    law = [int(n) for n in alg.sampler_law()]
+    states_a = dict(zip(map(tuple, (alg.noise_sketches + a @ alg.X).tolist()), law))
+    states_b = dict(zip(map(tuple, (alg.noise_sketches + b @ alg.X).tolist()), law))
+    return max(max(Fraction(states_a[s], states_b[s]), Fraction(states_b[s], states_a[s]))
+               for s in states_a if s in states_b)
+
+
+def test_float_sampler_error_and_ratio_bound_in_exact_arithmetic():
+    # The float program's law N_j/2^53 against the real μ_ε (60 digits), and its largest
+    # probability ratio between the neighbours of Lemma 2's test on their common states,
+    # an exact fraction: within e^(ε/2)·slack, and attained up to the slack. A sampler that
+    # forgets Δ = 2 (weights exp(−(ε/2)d)) is caught by the same bound.
+    alg = tiny(resolution=1000)
+    law = alg.sampler_law()
+    a, b = np.array([1, 0, 1, 0]), np.array([0, 1, 1, 0])
+    slack = alg.sampler_ratio_slack()
+    assert 1 < slack < 1 + 1e-9
+    with mpmath.workdps(60):
+        error = max(abs(mpmath.mpf(int(n)) / 2 ** 53 - m) for n, m in zip(law, exact_mu(alg)))
+        assert error <= (len(law) + 4) * mpmath.mpf(2) ** -52
+        bound = mpmath.exp(mpmath.mpf(alg.epsilon) / 2)
+        worst = float_worst_ratio(alg, a, b)
+        assert bound / slack <= mpmath.mpf(worst.numerator) / worst.denominator <= bound * slack
+        broken = float_worst_ratio(tiny(resolution=1000, sensitivity=1), a, b)
+        assert mpmath.mpf(broken.numerator) / broken.denominator > bound * slack
+
+
+def test_sampler_slack_is_infinite_when_probabilities_fall_below_the_grid():
+    alg = tiny(epsilon=200.0)            # exp(−50 d): the smallest μ_ε is far below 2^−53
+    assert alg.sampler_ratio_slack() == math.inf
+    assert alg.sampler_law().min() == 0  # some noise sketches are never drawn
+
+
+# ------------------------------------------------------------------------ other costs (§3.1)
+
+def brute_force_distance(alg, cost):
+    best = {}
+    for c in itertools.product(range(-2 * alg.Z, 2 * alg.Z + 1), repeat=alg.universe_size):
+        z = tuple(np.array(c) @ alg.X)
+        best[z] = min(best.get(z, math.inf), cost(np.array(c)))
+    return best
+
+
+@pytest.mark.parametrize("cost, norm, delta", [
+    ("l1", lambda c: np.abs(c).sum(), lambda Z: 2 * Z),
+    ("l2", lambda c: np.sqrt((c * c).sum()), lambda Z: math.sqrt(2) * Z),
+])
+def test_cost_table_is_the_minimum_cost_per_sketch_with_its_sensitivity(cost, norm, delta):
+    alg = PanPrivateDistinctCount(3, 2, 1.0, rng=4, resolution=2, cost=cost)   # coarse: collisions
+    assert len(alg.noise_distance) < alg.n_candidates
+    best = brute_force_distance(alg, norm)
+    assert len(best) == len(alg.noise_distance)
+    for z, d in best.items():
+        assert alg.distance(z)[0] == pytest.approx(d)
+    assert alg.sensitivity == pytest.approx(delta(2))
+    expected = exponential_mechanism_probabilities(-alg.noise_distance, alg.sensitivity, 1.0)
+    np.testing.assert_allclose(alg.noise_probabilities, expected, rtol=1e-12)
+    for z in list(best)[:50]:
+        c = alg.preimage(z)
+        assert norm(c) == pytest.approx(alg.distance(z)[0])
+
+
+def test_l1_lemma1_analogue_is_2Z_and_the_state_is_eps_half_private_on_common_states():
+    # Fine grid: every c has its own sketch, d_1(Xᵀc) = ‖c‖₁. A Def 4 move of s units
+    # (|s| <= Z) changes d_1 by at most 2|s| where both sketches are reachable: 2Z, attained.
+    Z = 2
+    alg = PanPrivateDistinctCount(3, Z, 1.0, rng=4, resolution=1000, cost="l1")
+    assert len(alg.noise_distance) == alg.n_candidates
+    worst = 0
+    for shift in neighbour_shifts(alg):
+        moved = alg.distance(alg.noise_sketches + shift)
+        ok = moved >= 0
+        worst = max(worst, np.abs(moved[ok] - alg.noise_distance[ok]).max())
+    assert worst == 2 * Z == alg.sensitivity
+    a, b = np.array([Z, 0, 1]), np.array([0, Z, 1])         # ID 0's Z visits moved to ID 1
+    pa, pb = alg.state_distribution(a), alg.state_distribution(b)
+    common = [s for s in pa if s in pb]
+    assert max(abs(math.log(pa[s] / pb[s])) for s in common) == pytest.approx(alg.epsilon / 2)
+    # the sensitivity 2 of ‖·‖₀ used with ‖·‖₁ under-calibrates: ratio e^(εZ/2) on common states
+    wrong = PanPrivateDistinctCount(3, Z, 1.0, rng=4, resolution=1000, cost="l1", sensitivity=2)
+    qa, qb = wrong.state_distribution(a), wrong.state_distribution(b)
+    assert max(abs(math.log(qa[s] / qb[s])) for s in common) == pytest.approx(Z * alg.epsilon / 2)
+
+
+def test_l1_noise_grows_linearly_with_Z_and_l0_noise_does_not():
+    # Exact means of d_f(y) under μ (m = 3, ε = 4, fine grid): ‖·‖₁ grows like Z,
+    # ‖·‖₀ stays below m; Lemma 3's bound likewise (2Δ_f/ε (ln|R| + ln(1/δ))).
+    def mean_d(Z, cost):
+        alg = PanPrivateDistinctCount(3, Z, 4.0, rng=4, resolution=1000, cost=cost)
+        return float(alg.noise_probabilities @ alg.noise_distance), alg.lemma3_bound(0.05)
+    (l1_1, b1_1), (l1_4, b1_4) = mean_d(1, "l1"), mean_d(4, "l1")
+    (l0_1, b0_1), (l0_4, b0_4) = mean_d(1, "l0"), mean_d(4, "l0")
+    assert l1_4 / l1_1 > 3 and b1_4 / b1_1 > 4
+    assert l0_4 < 3 and l0_4 / l0_1 < 1.5 and b0_4 / b0_1 < 1.6
+
+
+def test_a_callable_cost_reproduces_the_named_one():
+    named = PanPrivateDistinctCount(3, 1, 1.0, rng=4, resolution=2, cost="l1")
+    custom = PanPrivateDistinctCount(3, 1, 1.0, rng=4, resolution=2,
+                                     cost=lambda c: np.abs(c).sum(axis=1))
+    assert custom.sensitivity == named.sensitivity == 2
+    np.testing.assert_array_equal(custom.noise_probabilities, named.noise_probabilities)
+    np.testing.assert_array_equal(custom.sk, named.sk)   # same seed, same draw
+    # a cost weighting IDs differently: Δ_f is the largest move over all pairs (i, j),
+    # one unit from ID 0 or 1 to ID 2 (1 + 5), not that of the pair (0, 1) (1 + 1)
+    weighted = PanPrivateDistinctCount(3, 1, 1.0, rng=4, cost=lambda c: np.abs(c) @ [1, 1, 5])
+    assert weighted.sensitivity == 6
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(cost="l3"), ValueError, r"cost must be 'l0', 'l1', 'l2' or a callable.*'l3'"),
+    (dict(cost=3), ValueError, "cost must be"),
+    (dict(cost=lambda c: np.abs(c).sum(axis=1) + 1), ValueError, r"f\(0\) = 0.*1"),
+    (dict(cost=lambda c: -np.abs(c).sum(axis=1)), ValueError, "finite reals >= 0"),
+    (dict(cost=lambda c: np.abs(c).sum()), ValueError, r"one real number per row.*shape \(\)"),
+    (dict(cost=lambda c: np.where(c.any(axis=1), np.nan, 0)), ValueError, "finite reals"),
+    (dict(sensitivity=0), ValueError, "sensitivity must be"),
+    (dict(sensitivity="2"), TypeError, "sensitivity must be"),
+])
+def test_cost_and_sensitivity_are_validated(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        PanPrivateDistinctCount(3, 1, 1.0, rng=0, **kwargs)
+
+
+# ------------------------------------------------------------------------ announced intrusions
+
+def test_announced_intrusion_hides_the_change_between_two_views():
+    # Without re-randomising, two views differ by Xᵀ(a₂ − a₁), which the fine grid decodes;
+    # after announce_intrusion the difference is Xᵀ(a₂ − a₁) + y'' with y'' reachable noise.
+    base = tiny(resolution=1000)
+    between = np.array([[1, 1], [3, 1], [0, -1]])
+    change = frequencies(between, 4)
+    quiet = tiny(resolution=1000, X=base.X, seed=5)
+    quiet.process(np.array([[0, 1]]))
+    first = quiet.state()["sk"]
+    quiet.process(between)
+    np.testing.assert_array_equal(base.preimage(quiet.state()["sk"] - first), change)
+    announced = tiny(resolution=1000, X=base.X, seed=5)
+    announced.process(np.array([[0, 1]]))
+    first = announced.announce_intrusion()["sk"]
+    announced.process(between)
+    assert announced.intrusions == 1
+    noise = announced.state()["sk"] - first - change @ base.X
+    assert base.distance(noise)[0] >= 0 and np.any(noise != 0)
+    # the law of the difference is that of Lemma 2's state for the vector a₂ − a₁
+    assert base.state_distribution(change) == {
+        tuple(s): q for s, q in zip((base.noise_sketches + change @ base.X).tolist(),
+                                    base.noise_probabilities)}
 
 
 # ------------------------------------------------------------------------ bad input

@@ -262,15 +262,9 @@ def _tags(cell) -> list:
     return cell.get("metadata", {}).get("tags", [])
 
 
-def core_minutes(path: Path) -> float:
-    """The estimate of a lecture's core, cells tagged `optional` left out: 100 words of narration a minute
-    (whitespace-separated tokens of the markdown), 1.5 minutes per code cell, and 5 more per interactive figure
-    (a code cell tagged nbval-ignore-output: widget cells are the only ones so tagged)."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+def _minutes(cells) -> float:
     minutes = 0.0
     for cell in cells:
-        if "optional" in _tags(cell):
-            continue
         source = "".join(cell.get("source", ""))
         if cell["cell_type"] == "markdown":
             minutes += len(source.split()) / WORDS_PER_MINUTE
@@ -279,6 +273,20 @@ def core_minutes(path: Path) -> float:
             if "nbval-ignore-output" in _tags(cell):
                 minutes += MINUTES_PER_INTERACTIVE_FIGURE
     return minutes
+
+
+def core_minutes(path: Path) -> float:
+    """The estimate of a lecture's core, cells tagged `optional` left out: 100 words of narration a minute
+    (whitespace-separated tokens of the markdown), 1.5 minutes per code cell, and 5 more per interactive figure
+    (a code cell tagged nbval-ignore-output: widget cells are the only ones so tagged)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return _minutes(cell for cell in cells if "optional" not in _tags(cell))
+
+
+def optional_minutes(path: Path) -> float:
+    """The same estimate for the cells tagged `optional` only (the instructor guide times them separately)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return _minutes(cell for cell in cells if "optional" in _tags(cell))
 
 
 def _classes():
@@ -317,3 +325,26 @@ def test_optional_material_sits_under_a_going_deeper_heading(path):
                   and not (cell["cell_type"] == "markdown"
                            and re.match(r"#+ Going deeper", "".join(cell.get("source", "")).lstrip()))]
     assert unlabelled == [], f"optional cells {unlabelled} start without a visible 'Going deeper' heading"
+
+
+
+def _guide_rows():
+    """The instructor guide's timing rows: (modules, stated core, stated optional or None)."""
+    rows = re.findall(r"^\| ([0-9]{2}(?: \+ [0-9]{2})?) \|.*?core ([0-9]+)(?:; Going deeper \(optional, ([0-9]+)\))?",
+                      (ROOT / "course" / "instructor_guide.md").read_text(encoding="utf-8"), flags=re.M)
+    return [(modules.split(" + "), int(core), None if optional == "" else int(optional))
+            for modules, core, optional in rows]
+
+
+def test_the_instructor_guide_times_every_class_as_the_estimate_does():
+    rows = _guide_rows()
+    assert sorted(m for modules, _, _ in rows for m in modules) == sorted(
+        p.name[:2] for p in LECTURES.glob("[0-9][0-9]_*.ipynb")), "one timing row per lecture"
+    for modules, core, optional in rows:
+        paths = [next(LECTURES.glob(f"{m}_*.ipynb")) for m in modules]
+        computed_core = sum(core_minutes(p) for p in paths)
+        computed_optional = sum(optional_minutes(p) for p in paths)
+        assert abs(core - computed_core) <= 1, f"{modules}: the guide says core {core}, the estimate {computed_core:.1f}"
+        if computed_optional >= 1 or optional is not None:
+            assert optional is not None and abs(optional - computed_optional) <= 1, (
+                f"{modules}: the guide says Going deeper {optional}, the estimate {computed_optional:.1f}")

@@ -206,7 +206,7 @@ class DensityEstimator(StreamAlgorithm):
         if arrivals.size == 0:
             return
         draws = self._rng.random(arrivals.size) < self.d1
-        self.b[arrivals] = draws   # in stream order, so each b_x keeps its last arrival's draw
+        np.put(self.b, arrivals, draws)   # in stream order: each b_x keeps its last arrival's draw
 
     # ------------------------------------------------------------------ releases
     @property
@@ -277,15 +277,19 @@ def _arrivals(M, stream, universe_size) -> np.ndarray:
                     raise IndexError
                 i = np.minimum(np.searchsorted(M, chunk), len(M) - 1)
                 parts.append(i[M[i] == chunk])
-        elif len(stream):                                    # a table over the universe:
+        elif len(stream):                                    # tables over the universe:
+            member = np.zeros(universe_size, dtype=bool)     # x -> is x in M
+            member[M] = True
             index = np.full(universe_size, -1, dtype=np.int32)   # x -> its index in M, or -1
             index[M] = np.arange(len(M), dtype=np.int32)
             for start in range(0, len(stream), _CHUNK):
                 chunk = stream[start:start + _CHUNK]
                 if chunk.min() < 0:                          # (negative indices would wrap)
                     raise IndexError
-                i = index[chunk]                             # IndexError beyond the universe
-                parts.append(i[i >= 0])
+                # a 1-byte lookup per element (IndexError beyond the universe), then the
+                # 4-byte index of the hits only: half the time of one int32 lookup each
+                hits = chunk[np.flatnonzero(member[chunk])]
+                parts.append(index[hits])
     except IndexError:
         require_in_universe("stream", stream, universe_size)   # raises, naming the element
         raise

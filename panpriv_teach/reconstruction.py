@@ -7,6 +7,9 @@ database away ("How" is hard, Dwork 2011).
 - `reconstruct_lp`: the efficient attack from random queries (Dwork 2011: "noise of magnitude
   o(√n) is blatantly non-private against n log² n randomly generated queries"; Mir et al. 2011,
   Thm 9), by LP decoding (Dwork, McSherry, Talwar 2007, Mir et al. 2011's ref. [6]).
+- `reconstruct_union`: Mir et al. 2011, Thm 11: a sparse secret set decoded from distinct
+  counts of its union with query sets, accurate only within a factor (1 ± α₁) and ± α₂;
+  the decoder is Dinur–Nissim's exhaustive one, over all sets of at most L elements.
 - Helpers: random subset queries, the n log² n budget, bounded (also adversarial) noise,
   answers from the Laplace mechanism calibrated to the whole query set by composition, and
   the ceiling e^ε/(1 + e^ε) that ε-DP puts on guessing any one bit.
@@ -16,6 +19,7 @@ The database is a 0/1 vector d of length n (one sensitive bit per row); a query 
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -27,9 +31,13 @@ from panpriv_teach.validation import require_array, require_epsilon, require_int
 
 __all__ = ["MAX_EXHAUSTIVE_N", "all_subsets", "random_queries", "query_budget", "subset_sums",
            "bounded_noise", "worst_case_answers", "laplace_answers", "reconstruct_exhaustive",
-           "reconstruct_lp", "fraction_correct", "hamming_distance", "guessing_ceiling"]
+           "reconstruct_lp", "fraction_correct", "hamming_distance", "guessing_ceiling",
+           "MAX_UNION_SETS", "sparse_subsets", "union_sizes", "union_answers",
+           "union_decoding_bound", "union_survivors", "reconstruct_union",
+           "union_worst_case_answers"]
 
 MAX_EXHAUSTIVE_N = 12        # 2^12 subsets × 2^12 candidates = 16.8 M sums
+MAX_UNION_SETS = 5_000       # sets of at most L elements: candidates × queries = 25 M unions
 NOISE_KINDS = ("uniform", "signs", "toward")
 LP_METHODS = ("linf", "l1")
 
@@ -262,6 +270,177 @@ def reconstruct_lp(queries, answers, method="linf", fractional=False) -> np.ndar
         raise RuntimeError(f"the LP solver failed: {result.message}")
     x = np.clip(solution, 0.0, 1.0)
     return x if fractional else (x > 0.5).astype(np.int64)
+
+
+# ----------------------------------------------------------------------------------------
+# Thm 11 of Mir et al. 2011: union queries on a sparse secret
+# ----------------------------------------------------------------------------------------
+
+def sparse_subsets(n, max_size) -> np.ndarray:
+    """Every subset of [n] with at most `max_size` = L elements, as a (K, n) 0/1 array, by size
+    and then lexicographically (row 0 is the empty set). K = Σ_{k <= L} C(n, k) <= (n + 1)^L:
+    the n^{O(L)} queries, and the candidates, of Mir et al. 2011, Thm 11."""
+    n = require_int("n", n, low=1)
+    max_size = require_int("max_size", max_size, low=0, high=n, note="the sparsity L")
+    count = sum(math.comb(n, k) for k in range(max_size + 1))
+    if count > MAX_UNION_SETS:
+        raise ValueError(f"there are {count} subsets of [{n}] with at most {max_size} elements, more than "
+                         f"MAX_UNION_SETS = {MAX_UNION_SETS}: the exhaustive decoder is for small n and L")
+    sets = np.zeros((count, n), dtype=np.int64)
+    rows = itertools.chain.from_iterable(itertools.combinations(range(n), k)
+                                         for k in range(max_size + 1))
+    for row, members in enumerate(rows):
+        sets[row, list(members)] = 1
+    return sets
+
+
+def union_sizes(sets, queries) -> np.ndarray:
+    """|s ∪ q| = |s| + |q| − s·q, the distinct count of the union: Mir et al. 2011's ‖s + q‖₀.
+
+    `sets` is one 0/1 vector (result: shape (t,)) or a (K, n) 0/1 array (result: (K, t));
+    `queries` is a (t, n) 0/1 array.
+    """
+    sets = require_array("sets", sets, allowed={0, 1}, nonempty=True)
+    if sets.ndim not in (1, 2):
+        raise ValueError(f"sets must be a 0/1 vector or a (K, n) 0/1 array; got {sets.ndim} dimensions")
+    queries = require_array("queries", queries, ndim=2, allowed={0, 1})
+    if queries.shape[1] != sets.shape[-1]:
+        raise ValueError(f"queries must have one column per element ({sets.shape[-1]}); got shape "
+                         f"{queries.shape}")
+    overlap = sets @ queries.T
+    return sets.sum(axis=-1)[..., None] + queries.sum(axis=1) - overlap if sets.ndim == 2 \
+        else sets.sum() + queries.sum(axis=1) - overlap
+
+
+def _union_accuracy(alpha1, alpha2) -> tuple[float, float]:
+    alpha1 = require_real("alpha1", alpha1, low=0.0, high=1.0, high_open=True,
+                          note="the multiplicative error α₁ of Mir et al. 2011, Thm 11")
+    alpha2 = require_real("alpha2", alpha2, low=0.0, high=math.inf, high_open=True,
+                          note="the additive error α₂ of Mir et al. 2011, Thm 11")
+    return alpha1, alpha2
+
+
+def union_answers(secret, queries, alpha1, alpha2, failure=0.0, decoy=None, rng=None) -> np.ndarray:
+    """Answers to union queries within Mir et al. 2011's Thm 11 accuracy, except with probability
+    `failure` = β each.
+
+    An accurate answer is |x ∪ q|(1 + α₁U) + α₂V with U, V uniform on [−1, 1], inside the window
+    (1 − α₁)|x ∪ q| − α₂ <= ã <= (1 + α₁)|x ∪ q| + α₂. With probability β, independently per
+    answer, the answer fails: it is the exact count |d ∪ q| of a `decoy` set d (default: as many
+    elements as x has, drawn outside x where there is room), a lie consistent with another
+    secret. Returns the (t,) answers.
+    """
+    x = _database(secret, "secret")
+    alpha1, alpha2 = _union_accuracy(alpha1, alpha2)
+    failure = require_real("failure", failure, low=0.0, high=1.0, note="the probability β that an answer fails")
+    rng = as_rng(rng)
+    true = union_sizes(x, queries).astype(float)
+    answers = true * (1 + alpha1 * rng.uniform(-1, 1, len(true))) + alpha2 * rng.uniform(-1, 1, len(true))
+    if decoy is None:
+        outside = rng.permutation(np.flatnonzero(x == 0))
+        inside = rng.permutation(np.flatnonzero(x == 1))
+        members = np.concatenate([outside, inside])[:int(x.sum())]
+        decoy = np.zeros_like(x)
+        decoy[members] = 1
+    decoy = _database(decoy, "decoy")
+    if decoy.shape != x.shape:
+        raise ValueError(f"decoy must have the secret's length {len(x)}; got {len(decoy)}")
+    fails = rng.random(len(true)) < failure
+    answers[fails] = union_sizes(decoy, queries)[fails]
+    return answers
+
+
+def union_decoding_bound(sparsity, alpha1, alpha2) -> float:
+    """4(α₁L + α₂)/(1 − α₁): how many positions a candidate consistent with every answer can
+    differ from the secret, when both have at most L = `sparsity` elements and the queries
+    include every set of at most L elements (Mir et al. 2011, Thm 11, derived; the paper
+    states 16(α₁ + ε)L/(1 − α₁) with α₂ = εL, four times this).
+
+    Derivation: let c be consistent and x the secret. The query q = c has |c ∪ q| = |c| and
+    |x ∪ q| = |c| + |x ∖ c|; the answer lies in both windows, so
+    (1 − α₁)(|c| + |x ∖ c|) − α₂ <= (1 + α₁)|c| + α₂, i.e. |x ∖ c| <= (2α₁|c| + 2α₂)/(1 − α₁).
+    The query q = x bounds |c ∖ x| the same way, and |x|, |c| <= L. Attained up to rounding
+    (`union_worst_case_answers`).
+    """
+    sparsity = require_int("sparsity", sparsity, low=0, note="the sparsity L")
+    alpha1, alpha2 = _union_accuracy(alpha1, alpha2)
+    return 4 * (alpha1 * sparsity + alpha2) / (1 - alpha1)
+
+
+def _union_check(queries, answers, sparsity, alpha1, alpha2):
+    queries = require_array("queries", queries, ndim=2, allowed={0, 1})
+    answers = require_array("answers", answers, ndim=1).astype(float)
+    if answers.shape != (len(queries),):
+        raise ValueError(f"answers must hold one answer per query: {len(queries)}; got {answers.shape[0]}")
+    n = queries.shape[1]
+    sparsity = require_int("sparsity", sparsity, low=0, high=n, note="the sparsity L of the secret")
+    return queries, answers, sparsity, *_union_accuracy(alpha1, alpha2)
+
+
+def union_survivors(queries, answers, sparsity, alpha1, alpha2) -> np.ndarray:
+    """Every set c of at most L = `sparsity` elements consistent with every answer:
+    (1 − α₁)|c ∪ q| − α₂ <= ã <= (1 + α₁)|c ∪ q| + α₂ for every query q. A (K', n) 0/1
+    array in the order of `sparse_subsets` (empty if the answers contradict every such set).
+    """
+    queries, answers, sparsity, alpha1, alpha2 = _union_check(queries, answers, sparsity, alpha1, alpha2)
+    candidates = sparse_subsets(queries.shape[1], sparsity)
+    keep = np.ones(len(candidates), dtype=bool)
+    for start in range(0, len(candidates), 512):             # 512 candidates at a time
+        sizes = union_sizes(candidates[start:start + 512], queries)
+        inside = ((1 - alpha1) * sizes - alpha2 <= answers + 1e-9) & \
+                 (answers <= (1 + alpha1) * sizes + alpha2 + 1e-9)
+        keep[start:start + 512] = inside.all(axis=1)
+    return candidates[keep]
+
+
+def reconstruct_union(queries, answers, sparsity, alpha1, alpha2) -> np.ndarray:
+    """Mir et al. 2011, Thm 11's decoder, in Dinur and Nissim's exhaustive style (the paper's
+    proof sketch: "follows the outline of Dinur and Nissim's arguments for lower bounds
+    against exponentially many queries").
+
+    The secret x ∈ {0,1}^n has at most L = `sparsity` ones; answer ã_j is the distinct count
+    of the union of x and the query set q_j, within (1 ± α₁) and ± α₂. The decoder returns the
+    first set of at most L elements (smallest first, `sparse_subsets` order) consistent with
+    every answer (`union_survivors`); x itself is consistent, so one exists whenever every
+    answer is accurate (ValueError otherwise).
+
+    Guarantee: if the queries include every set of at most L elements (`sparse_subsets(n, L)`,
+    at most (n + 1)^L queries) and every answer is accurate, the result differs from x in at
+    most `union_decoding_bound(L, α₁, α₂)` = 4(α₁L + α₂)/(1 − α₁) positions, within the
+    theorem's 16(α₁ + ε)L/(1 − α₁) for α₂ = εL. Cost: K candidates × t queries, K, t <= 5,000.
+    """
+    survivors = union_survivors(queries, answers, sparsity, alpha1, alpha2)
+    if len(survivors) == 0:
+        raise ValueError(f"no set of at most {sparsity} elements is consistent with every answer: some "
+                         f"answer is outside (1 ± {alpha1})·|x ∪ q| ± {alpha2}")
+    return survivors[0].copy()
+
+
+def union_worst_case_answers(secret, queries, sparsity, alpha1, alpha2) -> tuple[np.ndarray, np.ndarray]:
+    """Accurate answers that keep a decoy as far from the secret as possible: (answers, decoy).
+
+    The decoy is the set of at most L = `sparsity` elements farthest from x whose window
+    [(1 − α₁)|d ∪ q| − α₂, (1 + α₁)|d ∪ q| + α₂] overlaps x's at every query; each answer is the
+    point of x's window nearest to |d ∪ q|, so it is accurate for x and consistent with d. No
+    accurate answers can do worse against `reconstruct_union`: a consistent candidate must
+    overlap x's window at every query. With all sets of at most L elements as queries and
+    |x| = L, the decoy swaps k = ⌊(2α₁L + 2α₂)/(1 − α₁)⌋ elements of x (fewer if x or its
+    complement is smaller): 2k positions, `union_decoding_bound` up to rounding.
+    """
+    x = _database(secret, "secret")
+    queries, _, sparsity, alpha1, alpha2 = _union_check(queries, np.zeros(len(queries)), sparsity,
+                                                         alpha1, alpha2)
+    if x.sum() > sparsity:
+        raise ValueError(f"secret has {int(x.sum())} ones, more than sparsity = {sparsity}")
+    true = union_sizes(x, queries)
+    low, high = (1 - alpha1) * true - alpha2, (1 + alpha1) * true + alpha2
+    candidates = sparse_subsets(len(x), sparsity)
+    sizes = union_sizes(candidates, queries)
+    overlap = (((1 - alpha1) * sizes - alpha2 <= high + 1e-9) &
+               (low <= (1 + alpha1) * sizes + alpha2 + 1e-9)).all(axis=1)
+    distance = np.where(overlap, np.abs(candidates - x).sum(axis=1), -1)
+    decoy = candidates[int(np.argmax(distance))].copy()
+    return np.clip(union_sizes(decoy, queries).astype(float), low, high), decoy
 
 
 # ----------------------------------------------------------------------------------------

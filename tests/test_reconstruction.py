@@ -12,7 +12,8 @@ import pytest
 from panpriv_teach.reconstruction import (
     MAX_EXHAUSTIVE_N, all_subsets, bounded_noise, fraction_correct, guessing_ceiling,
     hamming_distance, laplace_answers, query_budget, random_queries, reconstruct_exhaustive,
-    reconstruct_lp, subset_sums, worst_case_answers)
+    reconstruct_lp, reconstruct_union, sparse_subsets, subset_sums, union_answers,
+    union_decoding_bound, union_sizes, union_survivors, union_worst_case_answers, worst_case_answers)
 
 N_LP = 128
 SQRT_N = math.sqrt(N_LP)
@@ -281,3 +282,106 @@ def test_bad_input_is_rejected_with_the_parameter_named():
         random_queries(5, 0)
     with pytest.raises(ValueError, match="guess must have the database's length 3"):
         hamming_distance([0, 1], d)
+
+
+# ------------------------------------------------------------------ Mir et al. 2011, Thm 11: union queries
+def _sparse_secret(n, size, rng):
+    x = np.zeros(n, dtype=np.int64)
+    x[rng.choice(n, size, replace=False)] = 1
+    return x
+
+
+def test_sparse_subsets_are_every_set_of_at_most_L_elements_once_smallest_first():
+    sets = sparse_subsets(7, 3)
+    assert len(sets) == sum(math.comb(7, k) for k in range(4))
+    assert len({tuple(row) for row in sets}) == len(sets)
+    members = [tuple(np.flatnonzero(row)) for row in sets]
+    assert members == sorted(members, key=lambda m: (len(m), m)) and members[0] == ()
+    assert len(sparse_subsets(5, 5)) == 32 and len(sparse_subsets(5, 0)) == 1
+
+
+def test_union_sizes_are_the_sizes_of_the_set_unions():
+    rng = np.random.default_rng(11)
+    sets, queries = rng.integers(0, 2, (6, 9)), rng.integers(0, 2, (5, 9))
+    expected = [[len(set(np.flatnonzero(s)) | set(np.flatnonzero(q))) for q in queries] for s in sets]
+    assert np.array_equal(union_sizes(sets, queries), expected)
+    assert np.array_equal(union_sizes(sets[2], queries), expected[2])
+
+
+def test_union_answers_stay_in_the_window_and_fail_at_rate_beta():
+    rng = np.random.default_rng(12)
+    x = _sparse_secret(10, 3, rng)
+    queries = sparse_subsets(10, 3)
+    true = union_sizes(x, queries)
+    answers = union_answers(x, queries, 0.2, 0.5, rng=rng)
+    assert np.all((0.8 * true - 0.5 <= answers) & (answers <= 1.2 * true + 0.5))
+    decoy = 1 - x
+    assert np.array_equal(union_answers(x, queries, 0.2, 0.5, failure=1.0, decoy=decoy, rng=rng),
+                          union_sizes(decoy, queries))
+    # 2,000 answers, β = 0.3: the failed ones are the decoy's exact (integer) counts; the
+    # accurate ones are continuous. Binomial sd 20.5; ±5 sd fails with probability < 1e-6.
+    queries = rng.integers(0, 2, (2_000, 10))
+    answers = union_answers(x, queries, 0.2, 0.5, failure=0.3, decoy=decoy, rng=rng)
+    failed = answers == union_sizes(decoy, queries)
+    assert abs(failed.sum() - 600) < 5 * math.sqrt(2_000 * 0.3 * 0.7)
+
+
+@pytest.mark.parametrize("n, L, alpha1, alpha2", [(10, 2, 0.0, 0.0), (12, 3, 0.1, 0.5), (12, 3, 0.2, 1.0),
+                                                  (14, 2, 0.05, 0.25), (9, 4, 0.1, 0.0)])
+def test_union_decoder_is_within_the_bound_from_accurate_answers(n, L, alpha1, alpha2):
+    rng = np.random.default_rng(n * 10 + L)
+    queries = sparse_subsets(n, L)
+    bound = union_decoding_bound(L, alpha1, alpha2)
+    for trial in range(4):
+        x = _sparse_secret(n, rng.integers(0, L + 1), rng)
+        answers = union_answers(x, queries, alpha1, alpha2, rng=rng)
+        survivors = union_survivors(queries, answers, L, alpha1, alpha2)
+        assert any(np.array_equal(s, x) for s in survivors)          # the truth is never ruled out
+        assert np.abs(survivors - x).sum(axis=1).max() <= bound + 1e-9  # every survivor is close
+        assert hamming_distance(reconstruct_union(queries, answers, L, alpha1, alpha2), x) <= bound
+    x = _sparse_secret(n, L, rng)
+    assert np.array_equal(reconstruct_union(queries, union_sizes(x, queries), L, 0.0, 0.0), x)
+
+
+@pytest.mark.parametrize("alpha1, alpha2", [(0.0, 0.5), (0.05, 0.5), (0.1, 1.0), (0.2, 1.0), (0.3, 0.5)])
+def test_worst_case_decoy_swaps_2a1L_plus_2a2_over_1_minus_a1_elements_each_way(alpha1, alpha2):
+    """The derived bound 4(α₁L + α₂)/(1 − α₁) is attained up to rounding (|x| = L, room outside x),
+    and the paper's 16(α₁ + α₂/L)L/(1 − α₁) is four times looser."""
+    n, L = 12, 3
+    rng = np.random.default_rng(int(100 * alpha1 + 10 * alpha2))
+    queries = sparse_subsets(n, L)
+    x = _sparse_secret(n, L, rng)
+    answers, decoy = union_worst_case_answers(x, queries, L, alpha1, alpha2)
+    k = min(math.floor((2 * alpha1 * L + 2 * alpha2) / (1 - alpha1) + 1e-9), L, n - L)
+    assert hamming_distance(decoy, x) == 2 * k <= union_decoding_bound(L, alpha1, alpha2)
+    true = union_sizes(x, queries)
+    assert np.all(((1 - alpha1) * true - alpha2 <= answers + 1e-9) & (answers <= (1 + alpha1) * true + alpha2 + 1e-9))
+    survivors = union_survivors(queries, answers, L, alpha1, alpha2)
+    assert any(np.array_equal(s, decoy) for s in survivors) and any(np.array_equal(s, x) for s in survivors)
+    assert np.abs(survivors - x).sum(axis=1).max() == 2 * k
+
+
+def test_union_decoder_refuses_answers_that_contradict_every_sparse_set():
+    queries = sparse_subsets(6, 2)
+    with pytest.raises(ValueError, match="no set of at most 2 elements is consistent"):
+        reconstruct_union(queries, np.full(len(queries), 50.0), 2, 0.1, 0.5)
+
+
+def test_union_functions_reject_bad_input_with_the_parameter_named():
+    queries = sparse_subsets(5, 2)
+    with pytest.raises(ValueError, match="MAX_UNION_SETS"):
+        sparse_subsets(40, 4)
+    with pytest.raises(ValueError, match=r"max_size must be an integer in \[0, 5\]"):
+        sparse_subsets(5, 6)
+    with pytest.raises(ValueError, match=r"alpha1 must be a real number in \[0, 1\)"):
+        union_decoding_bound(3, 1.0, 0.0)
+    with pytest.raises(ValueError, match="alpha2 must be a real number"):
+        reconstruct_union(queries, np.zeros(len(queries)), 2, 0.1, -1)
+    with pytest.raises(ValueError, match="answers must hold one answer per query"):
+        union_survivors(queries, [1.0, 2.0], 2, 0.1, 0.5)
+    with pytest.raises(ValueError, match="queries must have one column per element"):
+        union_sizes([0, 1, 1], queries)
+    with pytest.raises(ValueError, match="failure must be a real number"):
+        union_answers([0, 1, 0, 0, 0], queries, 0.1, 0.5, failure=2)
+    with pytest.raises(ValueError, match="secret has 3 ones, more than sparsity = 2"):
+        union_worst_case_answers([1, 1, 1, 0, 0], queries, 2, 0.1, 0.5)

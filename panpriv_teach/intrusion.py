@@ -11,7 +11,8 @@ a dot product with the complement of q. Thousands of such noisy subset sums deco
 comes out, which no ε-pan-private state allows; so pan-private algorithms err by Ω(√m).
 
 Also here: `AccurateDistinctCount`, the accurate strawman (exact count, DP output, raw
-state), and the helpers to clone an algorithm with fresh coins and to read its answers as
+state); `UnreliableCount`, an exact count that fails with a constant probability per release
+(the target of Thm 13 and Cors 3-4); and the helpers to clone an algorithm with fresh coins and to read its answers as
 linear measurements of a.
 """
 from __future__ import annotations
@@ -22,12 +23,14 @@ import types
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.cropped import heavy_hitters
 from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.reconstruction import query_budget, random_queries, reconstruct_lp
+from panpriv_teach.stable import _totals, _update_args
 from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
                                       require_int, require_real)
 
-__all__ = ["AccurateDistinctCount", "clone_with_fresh_coins", "distinct_statistic",
+__all__ = ["AccurateDistinctCount", "UnreliableCount", "UNRELIABLE_STATISTICS", "clone_with_fresh_coins", "distinct_statistic",
            "cropped_sum_statistic", "attack_model", "intrusion_measurements",
            "intrusion_decoding_attack"]
 
@@ -79,6 +82,73 @@ class AccurateDistinctCount(StreamAlgorithm):
 
     def _params(self) -> dict:
         return {"universe_size": self.universe_size, "epsilon": self.epsilon}
+
+
+UNRELIABLE_STATISTICS = ("distinct", "heavy_hitters")
+
+
+class UnreliableCount(StreamAlgorithm):
+    """An exact count of a fully dynamic stream that fails with probability β per release: the
+    algorithm Mir et al. 2011, Thm 13 and Cors 3-4 rule out (accurate "with probability at least
+    1 − δ", δ their name for β).
+
+    Reads updates (i, d) and keeps the count vector a, raw (so it is not pan-private for any ε;
+    the point is what an intruder can prove without looking at it). Each `output()` flips its
+    own coin: with probability 1 − β it is the exact statistic plus Lap(1/ε) —
+    `statistic="distinct"`: D = |{i : a_i ≠ 0}|; `"heavy_hitters"`: HH(k) = |{i : a_i >= F1/k}|
+    (`cropped.heavy_hitters`) — and with probability β it fails: a wild answer, uniform on
+    [0, universe_size], whatever the stream. Copies continued by an intruder with fresh coins
+    (`clone_with_fresh_coins`) therefore fail independently, as the Chernoff step of Thm 13's
+    proof assumes.
+
+    For the attack (`attack_model`) both statistics are distinct counts of the union of the
+    intruded stream and a query stream: with every count 0 or 1 before the query and each
+    query user inserted once, the counts are 0, 1 or 2, F1 <= 2·universe_size, and HH(k) = D
+    for k >= 2·universe_size (the reduction of Mir et al. 2011, Cor 2 and Appendix B.2, with
+    weight 1: every present ID clears F1/k <= 1).
+    """
+
+    def __init__(self, universe_size, failure, statistic="distinct", k=None, epsilon=1.0, rng=None):
+        self.universe_size = require_int("universe_size", universe_size, low=1)
+        self.failure = require_real("failure", failure, low=0.0, high=1.0,
+                                    note="the probability β that a release fails")
+        if statistic not in UNRELIABLE_STATISTICS:
+            raise ValueError(f"statistic must be one of {UNRELIABLE_STATISTICS}; got {statistic!r}")
+        self.statistic = statistic
+        self.k = None if statistic == "distinct" else require_real(
+            "k", k, low=0.0, low_open=True, note="heavy hitters hold at least F1/k")
+        self.epsilon = require_epsilon(epsilon)
+        self._rng = as_rng(rng)
+        self.counts = np.zeros(self.universe_size, dtype=np.int64)
+
+    def update(self, i, delta=None) -> None:
+        i, delta = _update_args(i, delta, self.universe_size)
+        self.counts[i] += delta
+
+    def process(self, updates) -> None:
+        """Apply a (k, 2) array of updates (i, d): the same as `update` on each."""
+        self.counts += _totals(updates, self.universe_size)
+
+    def exact(self) -> int:
+        """The statistic without noise or failure."""
+        if self.statistic == "distinct":
+            return int(np.count_nonzero(self.counts))
+        return heavy_hitters(self.counts, self.k)
+
+    def output(self) -> float:
+        """The exact statistic + Lap(1/ε) with probability 1 − β; uniform on [0, universe_size]
+        with probability β. Fresh coins at every call."""
+        if self._rng.random() < self.failure:
+            return float(self._rng.uniform(0, self.universe_size))
+        return laplace_mechanism(self.exact(), 1, self.epsilon, self._rng)
+
+    def state(self) -> dict:
+        """The counts: {"counts": a}."""
+        return {"counts": self.counts.copy()}
+
+    def _params(self) -> dict:
+        return {"universe_size": self.universe_size, "failure": self.failure,
+                "statistic": self.statistic, "k": self.k, "epsilon": self.epsilon}
 
 
 # ----------------------------------------------------------------------------------------
@@ -158,7 +228,8 @@ def attack_model(algorithm) -> dict:
     updates: True if the algorithm takes fully dynamic updates (i, d), False for a stream of
     user IDs; output_scale: what turns the output into that sum; amount: the change each
     query stream makes to each of its users (+1: insert once; −1: delete once).
-    Known: AccurateDistinctCount (distinct), density.DensityEstimator (distinct; its output
+    Known: AccurateDistinctCount (distinct), UnreliableCount (distinct, updates; for HH(k) only
+    with k >= 2·universe_size, where HH(k) is the distinct count), density.DensityEstimator (distinct; its output
     is a density, so × universe size; meant for m = N representatives),
     density.DistinctCountEstimator (distinct), cropped.CroppedSum (`cropped_sum_statistic`, updates), stable.PanPrivateDistinctCount
     and stable.StableSketch (distinct, updates). Anything else raises TypeError: give the
@@ -171,6 +242,11 @@ def attack_model(algorithm) -> dict:
     if isinstance(algorithm, (AccurateDistinctCount, DistinctCountEstimator)):
         return {"statistic": distinct_statistic, "updates": False, "output_scale": 1.0,
                 "amount": 1}
+    if isinstance(algorithm, UnreliableCount):
+        if algorithm.statistic == "heavy_hitters" and algorithm.k < 2 * algorithm.universe_size:
+            raise ValueError(f"the attack reads HH(k) as a distinct count only for k >= 2·universe_size = "
+                             f"{2 * algorithm.universe_size}; got k = {algorithm.k}")
+        return {"statistic": distinct_statistic, "updates": True, "output_scale": 1.0, "amount": 1}
     if isinstance(algorithm, DensityEstimator):
         return {"statistic": distinct_statistic, "updates": False,
                 "output_scale": float(algorithm.universe_size), "amount": 1}

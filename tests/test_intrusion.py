@@ -9,7 +9,8 @@ import pytest
 
 from panpriv_teach.cropped import CroppedSum
 from panpriv_teach.density import DensityEstimator, claim_4_1_epsilon
-from panpriv_teach.intrusion import (AccurateDistinctCount, attack_model, clone_with_fresh_coins,
+from panpriv_teach.cropped import heavy_hitters
+from panpriv_teach.intrusion import (AccurateDistinctCount, UnreliableCount, attack_model, clone_with_fresh_coins,
                                      cropped_sum_statistic, distinct_statistic,
                                      intrusion_decoding_attack, intrusion_measurements)
 from panpriv_teach.reconstruction import (fraction_correct, guessing_ceiling, query_budget,
@@ -154,8 +155,69 @@ def test_intrusion_attack_fails_against_pan_private_estimators(kind, state_epsil
     assert min(error_sd) > math.sqrt(M)            # the Ω(√m) error of Cor 1
 
 
+# ------------------------------------------------------------------ Thm 13, Cors 3-4: constant failure probability
+RHO_STAR = 0.239                   # Mir et al. 2011, Thm 10 (Dwork, McSherry, Talwar 2007)
+
+
+def test_unreliable_count_is_exact_plus_laplace_or_wild_with_probability_beta():
+    rng = np.random.default_rng(21)
+    updates = np.column_stack([rng.integers(0, 40, 300), rng.integers(-1, 3, 300)])
+    slow, fast = UnreliableCount(40, 0.25, rng=1), UnreliableCount(40, 0.25, rng=1)
+    for i, d in updates:
+        slow.update(i, d)
+    fast.process(updates)
+    assert np.array_equal(slow.state()["counts"], fast.state()["counts"])
+    assert fast.exact() == np.count_nonzero(fast.counts)
+    # 4,000 outputs, β = 0.25, ε = 100 (Laplace scale 0.01): a release more than 0.1 from the exact
+    # count is wild (an accurate one is that far with probability e^-10), and a wild one lands
+    # within 0.1 with probability 0.2/40. Expected 1000·0.995 = 995 far ones, binomial sd 27;
+    # ±5 sd fails with probability < 1e-6.
+    sharp = UnreliableCount(40, 0.25, epsilon=100.0, rng=3)
+    sharp.process(updates)
+    outputs = np.array([sharp.output() for _ in range(4_000)])
+    wild = np.abs(outputs - sharp.exact()) > 0.1
+    assert abs(wild.sum() - 995) < 5 * math.sqrt(4_000 * 0.25 * 0.75)
+    assert outputs[wild].min() >= 0 and outputs[wild].max() <= 40
+    never = UnreliableCount(40, 0.0, epsilon=100.0, rng=4)
+    never.process(updates)
+    assert np.all(np.abs([never.output() - never.exact() for _ in range(500)]) < 0.2)
+
+
+def test_heavy_hitters_at_k_2m_is_the_distinct_count_of_every_attack_stream():
+    """Mir et al. 2011, Cor 2's reduction with weight 1: counts 0/1, then each query user once."""
+    rng = np.random.default_rng(22)
+    a = rng.integers(0, 2, 32)
+    for q in random_queries(32, 200, rng):
+        assert heavy_hitters(a + q, 64) == np.count_nonzero(a + q)
+    with pytest.raises(ValueError, match="k >= 2·universe_size = 64"):
+        attack_model(UnreliableCount(32, 0.1, "heavy_hitters", k=32))
+
+
+@pytest.mark.parametrize("statistic", ["distinct", "heavy_hitters"])
+def test_intrusion_attack_decodes_a_counter_failing_below_rho_star_over_six(statistic):
+    """Thm 13 / Cors 3-4 in action: β = ρ*/6 (η = 0), m = 64, m log₂² m = 2304 queries, L1 decoding.
+    Measured: every user right at seeds 23 (also at β = 0.4, with these uniform wild answers)."""
+    rng = np.random.default_rng(23)
+    m, beta = 64, RHO_STAR / 6
+    a = rng.integers(0, 2, m)
+    users = np.flatnonzero(a)
+    algorithm = UnreliableCount(m, beta, statistic, k=2 * m, rng=rng)
+    algorithm.process(np.column_stack([users, np.ones_like(users)]))
+    rows, values = intrusion_measurements(algorithm, random_queries(m, query_budget(m), rng), rng=rng)
+    assert np.mean(np.abs(values - rows @ a) > 10) > beta / 2        # failures did happen
+    assert fraction_correct(reconstruct_lp(rows, values, method="l1"), a) >= 0.95
+
+
 # ------------------------------------------------------------------ bad input
 def test_bad_input_is_rejected_with_the_parameter_named():
+    with pytest.raises(ValueError, match="failure must be a real number"):
+        UnreliableCount(5, 1.5)
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        UnreliableCount(5, 0.1, "median")
+    with pytest.raises(TypeError, match="k must be a real number"):
+        UnreliableCount(5, 0.1, "heavy_hitters")
+    with pytest.raises(ValueError, match=r"i must be an integer in \[0, 4\]"):
+        UnreliableCount(5, 0.1).update(7, 1)
     with pytest.raises(TypeError, match="algorithm must be a StreamAlgorithm"):
         intrusion_decoding_attack({"seen": [0, 1]})
     with pytest.raises(TypeError, match="algorithm must be a StreamAlgorithm"):

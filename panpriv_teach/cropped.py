@@ -8,11 +8,12 @@ Lemmas 6-7, Thm 8). Corrections to Mir et al. 2011 are listed in the class docst
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
-from panpriv_teach.mechanisms import laplace_mechanism
+from panpriv_teach.noise import ArcNoise, LaplaceNoise
 from panpriv_teach.stable import _totals, _update_args
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_real)
@@ -100,6 +101,12 @@ def expected_modular_term(a, tau, window=None) -> np.ndarray:
     window=None: g(u) = u, so this is E[w a mod 2τ] (Claim 1, Lemma 4: Σ of it is E[T']).
     window=L: g(u) = u − (2τ/L)(u + L − 2τ)_+, the part of u that Alg 2's estimator
     recovers in expectation (CroppedSum docstring), so Σ of it is E[T̃_1] over the w's.
+    CroppedSum draws w from the midpoints of 2^20 equal cells of [1, 2]; the average over
+    them is this midpoint rule, exact where w ↦ g(wa mod 2τ) is linear on a cell. Its error
+    is at most (a + 2τ)h/2 for window=None (at most a/(2τ) + 1 cells hold a jump of 2τ, each
+    costing <= 2τ·h/2) and (a + 2τ)·a·h²/(4L) for window=L (g is continuous; at most
+    (a + 2τ)/τ cells hold a kink where the slope in w changes by 2τa/L, each costing
+    <= h²·2τa/(8L)), h = 2^-20.
     """
     a = np.abs(require_array("a", a).astype(float))
     tau = require_real("tau", tau, low=0.5, high=1e150,
@@ -127,37 +134,92 @@ def heavy_hitters(a, k, F1=None) -> int:
 # Alg 2
 # ----------------------------------------------------------------------------------------
 
-class CroppedSum(StreamAlgorithm):
-    """Alg 2: the cropped first moment T_1(τ) = Σ min(a_i, τ) from counters modulo 2τ.
+WEIGHT_BITS = 20                   # w_i = 1 + (j + 1/2)/2^20, j uniform in {0, ..., 2^20 - 1}
+STEP = 2.0 ** -(WEIGHT_BITS + 1)   # Λ = 2^-21: w_i, τ (times 2) and the arc are multiples of it
+MAX_TAU = 2.0**31                  # 2τ/Λ <= 2^53: counters and their float views are exact
 
-    The algorithm (§3.2): for every ID i, c_i ~ 𝒩 and w_i ~ U[1, 2]; an update (i, d) sets
-    c_i ← (c_i + w_i·d) mod 2τ; the output is T̃ from σ̃ = Σ c_i + Lap(2τ/ε). So
+
+def _grid_count(name, value, step, note):
+    """value/step as an int, or ValueError when value is not a multiple of step (a power of 2)."""
+    units = value / step                                   # exact: step is a power of two
+    if units != math.floor(units):
+        raise ValueError(f"{name} must be a multiple of 2^{math.frexp(step)[1] - 1} ({note}); "
+                         f"got {name}={value!r} (nearest valid: {round(units) * step!r})")
+    return int(units)
+
+
+def _mulmod(weights, x, modulus):
+    """(weights·x) mod modulus, exactly, for int64 arrays with 0 < weights < 2^22 and
+    0 <= x < modulus <= 2^53: the weights in two 11-bit halves, so that no product passes
+    2^64 (computed in uint64)."""
+    W, x, M = weights.astype(np.uint64), x.astype(np.uint64), np.uint64(modulus)
+    high = (x * (W >> np.uint64(11))) % M
+    high = (high << np.uint64(11)) % M
+    low = (x * (W & np.uint64(2047))) % M
+    return ((high + low) % M).astype(np.int64)
+
+
+class CroppedSum(StreamAlgorithm):
+    """Alg 2: the cropped first moment T_1(τ) = Σ min(a_i, τ) from counters modulo 2τ, with
+    its state held as exact integers.
+
+    The algorithm (Mir et al. 2011, §3.2): for every ID i, c_i ~ 𝒩 and w_i ~ U[1, 2]; an update
+    (i, d) sets c_i ← (c_i + w_i·d) mod 2τ; the output is T̃ from σ̃ = Σ c_i + Lap(2τ/ε). So
     c_i = (N_i + u_i) mod 2τ with u_i = w_i a_i mod 2τ: a function of a_i only.
+    𝒩 (eq. 2): density e^ε/K on the arc [0, L], 1/K on (L, 2τ), K = 2τ − L + L·e^ε.
+
+    On an integer grid (what runs here). Real-valued counters cannot be kept in floating point
+    without the rounding depending on the data (Mironov 2012, §3, for the same problem in the
+    Laplace mechanism), so every quantity of the state lives on the grid Λ = 2^-21 (`STEP`):
+    - w_i = W_i·Λ with W_i = 2^21 + 2j + 1, j uniform on {0, ..., 2^20 − 1} (`WEIGHT_BITS`):
+      the midpoints of 2^20 equal cells of [1, 2], a discrete U[1, 2];
+    - τ must be a multiple of Λ/2 = 2^-22 in [1/2, 2^31], the arc L = `window` a multiple of
+      Λ in (0, 2τ) (ValueError otherwise), so M = 2τ/Λ and A = L/Λ are integers, M <= 2^53;
+    - the counters are int64 C_i in {0, ..., M − 1} (c_i = C_i·Λ), started at a draw of
+      `noise.ArcNoise(M, A, ε)`: uniform on the arc {0, ..., A − 1} with mass p, uniform on
+      the rest with mass 1 − p, point masses α = p/A and β = (1 − p)/(M − A) in the exact
+      ratio ρ = α/β ∈ [e^-ε, e^ε] (ρ = e^ε to about 2^-64/(p(1 − p)) relative; `ratio`);
+    - an update (i, d) (d an integer, as the fully dynamic model has it, §2.1) sets
+      C_i ← (C_i + W_i·d) mod M in exact integer arithmetic; `process` adds W_i·(net change of
+      i) mod M, the same integer (exactly equal to repeated `update`).
+    `c` and `w` show the state in real units (exact floats: C_i·Λ, W_i·Λ; read-only).
+
+    Privacy (of the program as it runs). C_i = (N_i + U_i) mod M with U_i = W_i a_i mod M, and
+    P(C_i = x | a_i) is α or β for every x, so for two values of a_i every state value has
+    probabilities in ratio at most max(ρ, 1/ρ) <= e^ε, exactly (the weights are drawn
+    independently of the data). With Dwork et al.'s neighbours (one ID's updates added or
+    removed) the state is ε-DP, exactly; with Def 4's user-level neighbours (the updates of
+    i moved to j ≠ i) two counters change: 2ε. The release rounds σ = Λ·Σ C_i (an exact
+    integer sum) to the grid of `noise.LaplaceNoise(2τ, ε)` and adds its discrete Laplace
+    noise: one ID moves σ by less than 2τ, so the output is (ε + η, δ)-DP with η < 1e-8,
+    δ < 1e-20 (`output_guarantee`). Against one intrusion: (2ε + η, δ)-pan-private with
+    Dwork et al.'s neighbours (Thm 7's 2ε), (4ε + 2η, 2δ) with Def 4's. (Derivation: the
+    state's law is computed exactly from the sampler's integer threshold, see
+    `noise.ArcNoise`; the output's float cost is `noise.DiscreteLaplace`'s, after
+    Canonne, Kamath, Steinke 2020.)
 
     Estimates: T'(τ) = Σ (w_i a_i mod 2τ), and through it T_1(τ) (Lemma 4: E[T'] is within
-    [T_1/2, 2T_1]). Exactly (derivation in the lecture): with K = 2τ − L + L·e^ε,
-        E[c_i | u_i] = 2τ²/K + (e^ε − 1)/K · (L·u_i + L²/2 − 2τ·(u_i + L − 2τ)_+),
-    so T̃ = (σ̃ − 2τ²m/K) · K/((e^ε − 1)L) − mL/2 has E[T̃ | w] = T' − (2τ/L)Σ(u_i + L − 2τ)_+,
-    which lies in [T' − Σ_{u_i > 2τ−L} u_i, T'] (the proof sketch of Thm 7), and equals T'
-    when no u_i exceeds 2τ − L (the empty stream, small a_i).
-    Privacy: each c_i has density e^ε/K or 1/K, so changing one ID's updates changes the
-    state's density by a factor <= e^ε; the release adds Lap(2τ/ε) to σ, which one ID moves by
-    < 2τ. With Dwork et al.'s neighbours (one ID's updates added or removed): ε for the state,
-    ε for the output, 2ε-pan-private against one intrusion (Thm 7). With Def 4's user-level
-    neighbours (the updates of i moved to j ≠ i) two counters change: 2ε for the state, 2ε
-    for the output, 4ε in all.
-    In floating point: the output's Laplace noise is float-safe (`laplace_mechanism`, ε plus
-    less than 1e-8). The state's counters are NOT: 𝒩 and w are floats and c_i is updated by
-    float arithmetic mod 2τ, so the state guarantee above is proven for real numbers only (a
-    float-safe version would draw 𝒩 and w on a power-of-two grid and keep c_i as integers
-    mod 2τ/Λ).
+    [T_1/2, 2T_1]). Exactly, for the grid law (sum α·((n + U) mod M) over the M points n,
+    the arc's A points wrapping (U + A − M)_+ times):
+        E[c_i | u_i] = E[N] + κ·g(u_i),   g(u) = u − (2τ/L)·(u + L − 2τ)_+,
+        E[N] = Λ·(β·M(M − 1)/2 + (α − β)·A(A − 1)/2),   κ = (α − β)·A,
+    and T̃ = (σ̃ − m·E[N])/κ has E[T̃ | w] = Σ_i g(u_i) = T' − (2τ/L)Σ(u_i + L − 2τ)_+
+    (`expected_output`), which lies in [T' − Σ_{u_i > 2τ−L} u_i, T'] (the proof sketch of
+    Thm 7) and equals T' when no u_i exceeds 2τ − L. Against the continuous law: with ρ in
+    place of e^ε, K = 2τ − L + Lρ gives κ = (ρ − 1)L/K exactly and E[N] = 2τ²/K +
+    (ρ − 1)L²/(2K) − Λ/2 (the grid's points are the left ends of its cells): the lecture's
+    E[c_i | u_i] = 2τ²/K + (e^ε − 1)/K·(L u_i + L²/2 − 2τ(u_i + L − 2τ)_+) holds up to −Λ/2
+    and the relative 2^-64/(p(1 − p)) of ρ. The only inexact steps of the output are the
+    rounding of σ to the noise grid s, a bias of at most s/(2κ) (`mean_error_bound`; s <=
+    2^-12·2τ/ε, so at most 2^-13 of the noise scale 2τ/(εκ)), and float64 rounding in the
+    final division (relative 1e-15).
     Accuracy (Thm 7, with constants): given w, the sd of T̃ is at most
-    K/((e^ε − 1)L) · sqrt(mτ² + 8τ²/ε²) (`std_bound`); Lemma 4-5 place its mean.
+    sqrt(mτ² + Var(output noise))/κ (`std_bound`; about K/((e^ε − 1)L)·sqrt(mτ² + 8τ²/ε²)).
     Source: Mir et al. 2011, §3.2, eq. (2), Alg 2, Claim 1, Lemmas 4-5, Thm 7.
     Corrections:
     - The debiasing constant: Alg 2 subtracts τ²m/K; the mean of σ on the empty stream is
-      m·E[𝒩] = m(2τ²/K + (e^ε − 1)/(2K)), so it must subtract 2τ²m/K. Mir et al. 2011's formula is
-      biased by τ²m/(e^ε − 1) (measured in the tests and the lecture).
+      m·E[𝒩] = m(2τ²/K + (e^ε − 1)/(2K)) (L = 1), so it must subtract 2τ²m/K. Mir et al.
+      2011's formula is biased by τ²m/(e^ε − 1) (measured in the tests and the lecture).
     - The additive error: with Mir et al. 2011's arc of length L = 1, each c_i is almost uniform on
       [0, 2τ) (sd ≈ τ/√3) while its mean moves with u_i only at the rate (e^ε − 1)/K ≈ ε/(2τ),
       so the error of T̃ is about K/(e^ε − 1)·τ·sqrt(m/3) = Θ(τ²√m/ε), not Thm 7's
@@ -167,44 +229,65 @@ class CroppedSum(StreamAlgorithm):
     - Thm 7's upper additive term "O(τ√m ε)" is a typo for O(τ√m/ε).
 
     `update(i, delta)` applies one update (also `update((i, delta))`); `process(updates)`
-    adds w_i·(net change of i) to each counter at once, the same map modulo 2τ (equal to
-    repeated `update` up to floating-point rounding).
+    applies a (k, 2) array of them at once.
     """
 
     def __init__(self, universe_size, tau, epsilon, rng=None, window=1.0):
         self.universe_size = require_int("universe_size", universe_size, low=1)
-        self.tau, self.epsilon, self.window = _check_noise(tau, epsilon, window)
+        self.tau = require_real("tau", tau, low=0.5, high=MAX_TAU,
+                                note="2τ >= 1 holds 𝒩's arc; the counters are integers modulo "
+                                "2τ/Λ <= 2^53, Λ = 2^-21")
+        self.epsilon = require_epsilon(epsilon, high=700.0, note="e^ε must be a finite float")
+        self.window = require_real(
+            "window", window, low=0.0, high=2 * self.tau, low_open=True, high_open=True,
+            note=f"the arc [0, L] of 𝒩 lies inside [0, 2τ) = [0, {2 * self.tau:g})")
+        self.modulus = _grid_count("tau", self.tau, STEP / 2, "M = 2τ/Λ, Λ = 2^-21, is the "
+                                   "counters' modulus")                        # M
+        self.arc = _grid_count("window", self.window, STEP, "the arc holds A = L/Λ points")
         self._rng = as_rng(rng)
-        self.c = sample_noise(self.tau, self.epsilon, self.universe_size, self._rng, self.window)
-        self.w = self._rng.uniform(1.0, 2.0, self.universe_size)
+        self.noise = ArcNoise(self.modulus, self.arc, self.epsilon)
+        self.counters = self.noise.sample(self.universe_size, self._rng)
+        self.weights = (1 << (WEIGHT_BITS + 1)) + 1 + 2 * self._rng.integers(
+            0, 1 << WEIGHT_BITS, self.universe_size, dtype=np.int64)
+        self._release = LaplaceNoise(2 * self.tau, self.epsilon)
+        on, off = self.noise.point_probabilities()
+        M, A = self.modulus, self.arc
+        self.gain = float((on - off) * A)                                    # κ
+        self.noise_mean = float((off * M * (M - 1) + (on - off) * A * (A - 1)) / 2 * Fraction(STEP))
+
+    # -- the state in real units -------------------------------------------------------
+    @property
+    def c(self) -> np.ndarray:
+        """The counters c_i = C_i·Λ in [0, 2τ) (exact floats; read-only)."""
+        return _read_only(self.counters * STEP)
 
     @property
-    def K(self) -> float:
-        """The normaliser of 𝒩: 2τ − L + L·e^ε (2τ − 1 + e^ε in Mir et al. 2011)."""
-        return 2 * self.tau - self.window + self.window * math.exp(self.epsilon)
+    def w(self) -> np.ndarray:
+        """The weights w_i = W_i·Λ in (1, 2) (exact floats; read-only)."""
+        return _read_only(self.weights * STEP)
 
-    def _wrap(self, values):
-        out = np.mod(values, 2 * self.tau)
-        return np.where(out >= 2 * self.tau, 0.0, out)  # rounding can give exactly 2τ
+    @property
+    def ratio(self) -> float:
+        """ρ: the arc's point probability over the rest's (e^ε, to 2^-64/(p(1 − p)) relative)."""
+        return float(self.noise.ratio)
 
     # -- stream ------------------------------------------------------------------------
     def update(self, i, delta=None) -> None:
-        """c_i ← (c_i + w_i·d) mod 2τ."""
+        """C_i ← (C_i + W_i·d) mod M (Python integers: exact for any d)."""
         i, delta = _update_args(i, delta, self.universe_size)
-        self.c[i] = float(self._wrap(self.c[i] + self.w[i] * delta))
+        self.counters[i] = (int(self.counters[i]) + int(self.weights[i]) * delta) % self.modulus
 
     def process(self, updates) -> None:
-        """Apply a (k, 2) array of updates: c ← (c + w·(net change per ID)) mod 2τ."""
+        """Apply a (k, 2) array of updates: C ← (C + W·(net change per ID)) mod M."""
         totals = _totals(updates, self.universe_size)
         touched = np.flatnonzero(totals)
-        self.c[touched] = self._wrap(self.c[touched] + self.w[touched] * totals[touched])
+        shift = _mulmod(self.weights[touched], totals[touched] % self.modulus, self.modulus)
+        self.counters[touched] = (self.counters[touched] + shift) % self.modulus
 
     # -- output ------------------------------------------------------------------------
     def debias(self, sigma) -> float:
-        """T̃ = (σ̃ − 2τ²m/K)·K/((e^ε − 1)L) − mL/2 (corrected; see the class docstring)."""
-        m, L = self.universe_size, self.window
-        return float((sigma - 2 * self.tau**2 * m / self.K) * self.K
-                     / (math.expm1(self.epsilon) * L) - m * L / 2)
+        """T̃ = (σ̃ − m·E[N])/κ (corrected; see the class docstring)."""
+        return float((sigma - self.universe_size * self.noise_mean) / self.gain)
 
     def debias_seed(self, sigma) -> float:
         """Mir et al. 2011's formula with L = 1: (σ̃ − τ²m/K)·K/(e^ε − 1) − m/2 (biased)."""
@@ -213,33 +296,57 @@ class CroppedSum(StreamAlgorithm):
         return float((sigma - self.tau**2 * m / K) * K / math.expm1(self.epsilon) - m / 2)
 
     def output(self) -> float:
-        """σ̃ = Σ c_i + Lap(2τ/ε) (fresh each call), debiased into an estimate of T'."""
-        sigma = laplace_mechanism(float(self.c.sum()), 2 * self.tau, self.epsilon, self._rng)
+        """σ̃ = Λ·Σ C_i + discrete Laplace noise of scale ≈ 2τ/ε (fresh each call), debiased
+        into an estimate of T'."""
+        low = self.counters & ((1 << 26) - 1)                 # an exact sum: no int64 overflow
+        total = (int((self.counters >> 26).sum()) << 26) + int(low.sum())
+        sigma = self._release.release_exact(total, -(WEIGHT_BITS + 1), self._rng)
         return self.debias(sigma)
 
+    def output_guarantee(self) -> tuple[float, float]:
+        """(ε + η, δ) of one release (the state's ε is exact: `noise.guarantee()`)."""
+        return self._release.guarantee()
+
     def state(self) -> dict:
-        """What is held: the counters c and the weights w (public randomness)."""
+        """What is held, in real units: the counters c and the weights w (public randomness)."""
         return {"c": self.c.copy(), "w": self.w.copy()}
 
     # -- analysis ----------------------------------------------------------------------
+    def expected_terms(self, a) -> np.ndarray:
+        """g(u_i) = u_i − (2τ/L)(u_i + L − 2τ)_+ per ID, u_i = w_i a_i mod 2τ computed exactly
+        on the grid (a: integer states, any sign)."""
+        a = require_array("a", a, ndim=1, integer=True)
+        if a.shape != (self.universe_size,):
+            raise ValueError(f"a must hold one state per ID, shape ({self.universe_size},); "
+                             f"got shape {a.shape}")
+        u = _mulmod(self.weights, a % self.modulus, self.modulus) * STEP
+        return u - 2 * self.tau / self.window * np.maximum(u + self.window - 2 * self.tau, 0.0)
+
     def expected_output(self, a) -> float:
-        """E[T̃ | w] for state vector a: T' − (2τ/L)·Σ(u_i + L − 2τ)_+, u_i = w_i a_i mod 2τ."""
-        a = require_array("a", a, ndim=1).astype(float)
-        u = np.mod(self.w * a, 2 * self.tau)
-        loss = 2 * self.tau / self.window * np.maximum(u + self.window - 2 * self.tau, 0.0)
-        return float(np.sum(u - loss))
+        """E[T̃ | w] for state vector a: T' − (2τ/L)·Σ(u_i + L − 2τ)_+, u_i = w_i a_i mod 2τ,
+        up to `mean_error_bound()` (the rounding of σ to the output noise's grid)."""
+        return float(self.expected_terms(a).sum())
+
+    def mean_error_bound(self) -> float:
+        """s/(2κ): how far E[T̃ | w] can be from `expected_output` (s the noise grid)."""
+        return self._release.step / (2 * self.gain)
 
     def std_bound(self) -> float:
-        """An upper bound on the sd of T̃ given w: K/((e^ε−1)L)·sqrt(mτ² + 8τ²/ε²).
+        """An upper bound on the sd of T̃ given w: sqrt(mτ² + Var(noise))/κ.
 
-        Var(c_i) <= τ² (a variable in an interval of length 2τ), Var(Lap(b)) = 2b².
+        Var(c_i) <= τ² (a variable in an interval of length 2τ); Var(noise) is the discrete
+        Laplace variance, at most 2(1 + 2^-12)²(2τ/ε)².
         """
-        scale = self.K / (math.expm1(self.epsilon) * self.window)
-        return scale * self.tau * math.sqrt(self.universe_size + 8 / self.epsilon**2)
+        return math.sqrt(self.universe_size * self.tau**2 + self._release.variance) / self.gain
 
     def _params(self) -> dict:
         return {"universe_size": self.universe_size, "tau": self.tau, "epsilon": self.epsilon,
                 "window": self.window}
+
+
+def _read_only(array):
+    array.flags.writeable = False
+    return array
 
 
 # ----------------------------------------------------------------------------------------
@@ -260,10 +367,18 @@ class HeavyHittersCount(StreamAlgorithm):
     Thm 8; Mir et al. 2011's factors 1/2 and 2). Lemma 6: |{j : N_j >= F1/k}| >= (1 − k/(δh))·HH(k)
     w.p. 1 − δ; Lemma 7: buckets without an item >= δF1/(2c²k²) stay below F1/(ck) w.p.
     1 − δ for h = Θ(k), so |{j : N_j >= F1/(ck)}| <= HH(2c²k²/δ).
+    On the grid: each cropped sum holds exact integers (see CroppedSum), so τ1, τ2 are F1/k
+    and F1/(ck) rounded to the nearest multiple of 2^-22 and each arc λτ is rounded down to
+    a multiple of 2^-21 (changes below 3e-7, kept in `tau1`, `tau2` and the sums' `window`,
+    which every formula here uses). The weights are the 2^20 midpoints of [1, 2], so the mean
+    over w (`contribution`, `factors`) is the continuous U[1, 2] average of
+    `expected_modular_term` up to its stated O(2^-40 N²/L) error.
     Privacy: F1 is public (Def 4 preserves it). Each cropped sum is as in CroppedSum; the
     two run on the same stream, so the privacy losses add (Thm 3): with Dwork et al.'s
-    neighbours 2ε for the state, 2ε for the output, 4ε-pan-private; with Def 4's
-    neighbours (two buckets change, unless f(i) = f(j)) 8ε. Mir et al. 2011, Thm 8 says 2ε
+    neighbours 2ε for the state (exactly: the floating-point program holds integers whose
+    law is computed exactly), 2(ε + η) for the output (η < 1e-8, with δ < 2e-20),
+    (4ε + 2η)-pan-private; with Def 4's neighbours (two buckets change, unless f(i) = f(j))
+    8ε + 4η. Mir et al. 2011, Thm 8 says 2ε
     ("by the ε-pan privacy of the cropped sum estimators and composition"), but Thm 7 makes
     each cropped sum 2ε-pan-private, so composition gives 4ε: an upper bound on the privacy
     loss (the true loss may be smaller), and the guarantee this class claims.
@@ -291,13 +406,18 @@ class HeavyHittersCount(StreamAlgorithm):
                                note="the public first moment Σ a_i at query time")
         self.window_fraction = None if window_fraction is None else require_real(
             "window_fraction", window_fraction, low=0.0, high=2.0, low_open=True, high_open=True)
-        self.tau1, self.tau2 = self.F1 / self.k, self.F1 / (self.c * self.k)
-        if self.tau1 > 1e300:
-            raise ValueError(f"F1/k must be at most 1e300 (the cropped sums' τ, with 2τ a finite "
-                             f"float); got F1={self.F1:g}, k={self.k:g}")
-        if self.tau2 < 0.5:
+        if self.F1 / self.k > MAX_TAU:
+            raise ValueError(f"F1/k must be at most 2^31 (the cropped sums' τ, see CroppedSum); "
+                             f"got F1={self.F1:g}, k={self.k:g}, F1/k={self.F1 / self.k:g}")
+        if self.F1 / (self.c * self.k) < 0.5:
             raise ValueError(f"F1/(ck) must be >= 1/2 (𝒩 needs 2τ >= 1); got F1={self.F1:g}, "
-                             f"c={self.c:g}, k={self.k:g}, F1/(ck)={self.tau2:g}")
+                             f"c={self.c:g}, k={self.k:g}, F1/(ck)={self.F1 / (self.c * self.k):g}")
+        half = STEP / 2                                   # τ on the grid of CroppedSum
+        self.tau1 = round(self.F1 / self.k / half) * half
+        self.tau2 = max(round(self.F1 / (self.c * self.k) / half) * half, 0.5)
+        if self.tau2 >= self.tau1:
+            raise ValueError(f"c must be large enough that F1/(ck) < F1/k on the grid of 2^-22 "
+                             f"(CroppedSum's τ); got c={self.c!r}")
         rng = as_rng(rng)
         self.f = rng.integers(0, self.h, size=self.universe_size)
         self.x1 = CroppedSum(self.h, self.tau1, self.epsilon, rng, self._window(self.tau1))
@@ -308,7 +428,7 @@ class HeavyHittersCount(StreamAlgorithm):
             if 2 * tau <= 1:
                 raise ValueError(f"Mir et al. 2011's unit arc needs 2τ > 1; got τ = {tau:g}")
             return 1.0
-        return self.window_fraction * tau
+        return max(math.floor(self.window_fraction * tau / STEP), 1) * STEP   # on the grid
 
     def update(self, i, delta=None) -> None:
         """Feed (f(i), d) to both cropped sums."""

@@ -27,13 +27,14 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from decimal import Decimal, localcontext
+from decimal import ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
 __all__ = ["GRID_BITS", "grid_step", "grid_sensitivity", "DiscreteLaplace", "DiscreteGaussian",
-           "LaplaceNoise"]
+           "LaplaceNoise", "ArcNoise"]
 
 GRID_BITS = 12            # Δ and the scale are at least 2^GRID_BITS grid steps
 MAX_GRID_INTEGER = 2**53  # (R + Z) Λ is exact in float64 while |R + Z| <= 2^53
@@ -413,6 +414,20 @@ class LaplaceNoise:
         rounded = np.rint(np.asarray(array, dtype=float) / self.step).astype(np.int64)
         return (rounded + self.integer.sample(rounded.shape, rng)).astype(float) * self.step
 
+    def release_exact(self, numerator: int, exponent: int, rng) -> float:
+        """The release of the exact value numerator·2^exponent (a Python integer, any size;
+        e.g. a sum of integer counters that float64 cannot hold exactly): rounded to the
+        nearest multiple of Λ in integer arithmetic, plus Λ·Z, one draw. Same guarantee as
+        `release`; ValueError when the value is too large to be released exactly."""
+        shift = exponent - (math.frexp(self.step)[1] - 1)     # value / Λ = numerator·2^shift
+        if shift >= 0:
+            rounded = numerator << shift
+        else:
+            rounded = (numerator + (1 << (-shift - 1))) >> -shift
+        if abs(rounded) > MAX_GRID_INTEGER - 2**self.integer.bits:
+            self.check_range(np.array([math.ldexp(float(numerator), exponent)]))
+        return float(rounded + self.integer.draw(rng)) * self.step
+
 
 # ----------------------------------------------------------------------------------------
 # Discrete Gaussian
@@ -508,3 +523,94 @@ class DiscreteGaussian:
         tail = math.exp(-max(reach - 1, 0.0) ** 2 / (2 * self.sigma**2))   # P(|Y| > reach)
         eta = self.proposal.eta + 2.0**-27 + tail
         return eta, math.exp(eta) * min(1.0, tail) + self.proposal.delta
+
+
+# ----------------------------------------------------------------------------------------
+# A uniform circle with a likelier arc (the noise of Mir et al. 2011's cropped sum)
+# ----------------------------------------------------------------------------------------
+
+class ArcNoise:
+    """Integer noise N on the circle {0, ..., M - 1} (M = `size`): uniform on the arc
+    {0, ..., A - 1} (A = `arc`) with total mass p, uniform on the rest with mass 1 - p, where
+    p = T/2^64 for an integer threshold T chosen so that the ratio of the two point masses,
+        rho = (p/A) / ((1 - p)/(M - A)) = T (M - A) / (A (2^64 - T)),
+    satisfies e^-epsilon <= rho <= e^epsilon EXACTLY. It is the discrete analogue of Mir et al.
+    2011's noise 𝒩 (eq. 2), whose arc is e^epsilon times denser than the rest; rho is e^epsilon
+    up to a relative 2^-32 (T = floor(2^64 p*) for the exact p* = A e^epsilon/(A e^epsilon +
+    M - A) >= 2^-53, then checked, and lowered if needed, against a 60-digit lower bound on
+    e^epsilon in rational arithmetic): rho is below e^epsilon by a relative error of at most
+    about 2^-64/(p*(1 - p*)), so below 2^-10 while 1 - p* > 2^-53, i.e. e^epsilon A/(M - A)
+    < 2^53 (beyond, rho stays smaller than e^epsilon, which only adds privacy).
+
+    Privacy: any two points have probabilities in ratio at most max(rho, 1/rho) <= e^epsilon,
+    so (N + u) mod M and (N + u') mod M, for any integers u, u', have point probabilities
+    within a factor e^epsilon: epsilon-DP exactly, with nothing added by the implementation.
+    Sampling (vectorised, exact): the arc when a uniform 64-bit integer is below T (probability
+    exactly T/2^64), then a uniform integer of the arc or of the rest from numpy's
+    `Generator.integers`, which is exactly uniform (it rejects the biased draws). So the
+    implemented law is the law above, with the probabilities `point_probabilities` gives as
+    fractions.
+    """
+
+    def __init__(self, size: int, arc: int, epsilon: float):
+        self.size, self.arc, self.epsilon = int(size), int(arc), float(epsilon)
+        if not 1 <= self.arc < self.size <= MAX_GRID_INTEGER:
+            raise ValueError(f"ArcNoise needs 1 <= arc < size <= 2^53; got arc={arc!r}, "
+                             f"size={size!r}")
+        self.threshold = _arc_threshold(self.size, self.arc, self.epsilon)   # T
+
+    def point_probabilities(self) -> tuple[Fraction, Fraction]:
+        """(P(N = x) for x on the arc, P(N = x) off it), as exact fractions."""
+        p = Fraction(self.threshold, _TWO64)
+        return p / self.arc, (1 - p) / (self.size - self.arc)
+
+    @property
+    def ratio(self) -> Fraction:
+        """rho: the arc's point probability over the rest's, exactly."""
+        on, off = self.point_probabilities()
+        return on / off
+
+    def guarantee(self) -> float:
+        """ln max(rho, 1/rho) <= epsilon: the exact privacy of the implemented law."""
+        return abs(math.log(self.ratio))
+
+    def sample(self, size, rng) -> np.ndarray:
+        """`size` (an int or a shape) draws, as an int64 array."""
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+        n = int(np.prod(shape, dtype=np.int64))
+        on_arc = rng.integers(0, _TWO64, size=n, dtype=np.uint64) < np.uint64(self.threshold)
+        out = np.empty(n, dtype=np.int64)
+        hits = int(on_arc.sum())
+        out[on_arc] = rng.integers(0, self.arc, size=hits, dtype=np.int64)
+        out[~on_arc] = rng.integers(self.arc, self.size, size=n - hits, dtype=np.int64)
+        return out.reshape(shape)
+
+
+def _exp_lower(epsilon: float) -> Fraction:
+    """A rational lower bound on e^epsilon: Decimal's exp is correctly rounded at 60 digits,
+    so one part in 10^58 below it is below the true value."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        value = Decimal(epsilon).exp()
+    return Fraction(value) * (1 - Fraction(1, 10**58))
+
+
+@functools.lru_cache(maxsize=256)
+def _arc_threshold(size: int, arc: int, epsilon: float) -> int:
+    """The largest T in [1, 2^64 - 1] with T (M - A)/(A (2^64 - T)) <= e^epsilon, checked
+    exactly; ValueError if then rho < e^-epsilon (epsilon below about 2^-60: no 64-bit
+    threshold reaches the band [e^-epsilon, e^epsilon])."""
+    rest = size - arc
+    with localcontext() as ctx:
+        ctx.prec = 60
+        weight = arc * Decimal(epsilon).exp()
+        threshold = int((weight / (weight + rest) * _TWO64).to_integral_value(ROUND_FLOOR))
+    threshold = min(max(threshold, 1), _TWO64 - 1)
+    bound = _exp_lower(epsilon)
+    while threshold > 1 and Fraction(threshold * rest, arc * (_TWO64 - threshold)) > bound:
+        threshold -= 1
+    if Fraction(threshold * rest, arc * (_TWO64 - threshold)) * bound < 1:
+        raise ValueError(f"epsilon must be at least about 2^-60 for ArcNoise on a circle of "
+                         f"{size} points (the arc's mass is a multiple of 2^-64); got "
+                         f"epsilon={epsilon!r}")
+    return threshold

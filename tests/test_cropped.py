@@ -7,6 +7,8 @@ that a correct implementation fails (means within 6 standard errors: 2e-9).
 """
 import math
 import pickle
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -16,6 +18,7 @@ from panpriv_teach.audit import audit_pan_privacy
 from panpriv_teach.cropped import (CroppedSum, HeavyHittersCount, cropped_moment,
                                    expected_modular_term, heavy_hitters, modular_moment,
                                    noise_pdf, sample_noise)
+from panpriv_teach.noise import ArcNoise
 from panpriv_teach.streams import dynamic_stream, frequencies, user_neighbours
 
 P_MIN = 1e-6
@@ -106,7 +109,7 @@ def test_inserting_then_deleting_returns_the_state_to_its_initial_value():
     alg.process(np.array([[4, 5], [9, 2], [4, -3]]))
     alg.update(4, -2)
     alg.update(9, -2)
-    np.testing.assert_allclose(alg.state()["c"], before["c"], atol=1e-9)
+    np.testing.assert_array_equal(alg.state()["c"], before["c"])     # exact integers mod M
     np.testing.assert_array_equal(alg.state()["w"], before["w"])
 
 
@@ -117,8 +120,9 @@ def test_after_a_user_enters_and_leaves_the_counters_have_the_initial_distributi
     for _ in range(20_000):
         alg = CroppedSum(2, 2.0, 1.0, rng)
         alg.process(np.array([[0, 3], [1, 1], [0, -3]]))
-        after.append(alg.c[0])
-    assert stats.ks_2samp(after, sample_noise(2.0, 1.0, 20_000, rng=8)).pvalue > P_MIN
+        after.append(alg.counters[0])
+    fresh = CroppedSum(2, 2.0, 1.0, rng=8).noise.sample(20_000, np.random.default_rng(8))
+    assert stats.ks_2samp(after, fresh).pvalue > P_MIN
 
 
 def test_process_equals_repeated_update():
@@ -127,10 +131,25 @@ def test_process_equals_repeated_update():
     for i, d in stream:
         one.update(i, d)
     many.process(stream)
-    np.testing.assert_allclose(one.c, many.c, atol=1e-9)
+    np.testing.assert_array_equal(one.counters, many.counters)
     one.update((2, 1))
     many.update(2, 1)
-    np.testing.assert_allclose(one.c, many.c, atol=1e-9)
+    np.testing.assert_array_equal(one.counters, many.counters)
+
+
+def test_process_equals_repeated_update_exactly_for_huge_changes_and_tau():
+    # W_i·d overflows int64 here (d ~ 2^62, W_i ~ 2^21, M = 2^53): both paths must still agree
+    # with Python's exact integers.
+    tau = 2.0**31
+    stream = np.array([[0, 2**62], [1, -(2**62) + 5], [0, 3], [2, -7], [1, 2**61]])
+    one, many = CroppedSum(3, tau, 1.0, rng=1), CroppedSum(3, tau, 1.0, rng=1)
+    start = [int(x) for x in one.counters]
+    for i, d in stream:
+        one.update(int(i), int(d))
+    many.process(stream)
+    totals = {0: 2**62 + 3, 1: -(2**62) + 5 + 2**61, 2: -7}
+    exact = [(start[i] + int(one.weights[i]) * totals[i]) % one.modulus for i in range(3)]
+    assert one.counters.tolist() == exact == many.counters.tolist()
 
 
 # ------------------------------------------------------------------------ Claim 1, Lemma 4, Thm 7
@@ -224,7 +243,7 @@ class NoNoise(CroppedSum):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.c[:] = 0.0
+        self.counters[:] = 0
 
 
 def test_pan_privacy_audit_flags_counters_without_initial_noise():
@@ -242,8 +261,167 @@ def test_state_holds_counters_and_weights_and_no_ids():
     alg.process(np.array([[canary, 2], [5, 1]]))
     state = alg.state()
     assert set(state) == {"c", "w"} and state["c"].dtype == float
+    assert alg.counters.dtype == np.int64 and alg.weights.dtype == np.int64
+    np.testing.assert_array_equal(state["c"], alg.counters * 2.0**-21)     # exact views
     blob = pickle.dumps(state)
     assert np.int64(canary).tobytes() not in blob and str(canary).encode() not in blob
+
+
+# ------------------------------------------------------------------------ the integer state
+
+TWO64 = 2**64
+
+
+def e_to_the(epsilon, lower):
+    """A rational bound on e^epsilon (Decimal's exp at 80 digits is correctly rounded)."""
+    with localcontext() as ctx:
+        ctx.prec = 80
+        value = Fraction(Decimal(epsilon).exp())
+    return value * (1 - Fraction(1, 10**77)) if lower else value * (1 + Fraction(1, 10**77))
+
+
+def point_masses(alg):
+    """(α, β): the implemented probabilities of one arc point and one other point, recomputed
+    from the sampler's integer threshold T (the arc is drawn when a 64-bit uniform is < T)."""
+    p = Fraction(alg.noise.threshold, TWO64)
+    return p / alg.arc, (1 - p) / (alg.modulus - alg.arc)
+
+
+def worst_state_ratio(alg, states, i=0):
+    """max over a, a' in `states` and every counter value x of P(C_i = x | a)/P(C_i = x | a'),
+    exactly: C_i = (N + W_i a mod M) mod M, enumerated over all M values of x."""
+    alpha, beta = point_masses(alg)
+    M, A, W = alg.modulus, alg.arc, int(alg.weights[i])
+    x = np.arange(M, dtype=np.int64)
+    on = {a: (x - W * a % M) % M < A for a in states}
+    worst = Fraction(1)
+    for a in states:
+        for b in states:
+            if np.any(on[a] & ~on[b]):
+                worst = max(worst, alpha / beta)
+            if np.any(~on[a] & on[b]):
+                worst = max(worst, beta / alpha)
+    return worst
+
+
+@pytest.mark.parametrize("tau, epsilon, window", [(0.5, 0.5, 0.25), (1.0, 1.0, 1.0),
+                                                  (0.75, 3.0, 2.0**-21), (1.0, 1e-6, 1.5)])
+def test_state_privacy_is_exactly_epsilon_by_enumeration(tau, epsilon, window):
+    # All 2τ·2^21 counter values, a and a' in {-2, ..., 6}: the worst ratio is the arc's ratio
+    # ρ, at most e^ε exactly, and equal to e^ε to 1e-9.
+    alg = CroppedSum(3, tau, epsilon, rng=30, window=window)
+    worst = worst_state_ratio(alg, range(-2, 7))
+    assert worst <= e_to_the(epsilon, lower=True)
+    assert worst >= e_to_the(epsilon, lower=False) * (1 - Fraction(1, 10**9))
+    assert worst == alg.noise.ratio and alg.noise.guarantee() <= epsilon + 1e-15
+
+
+class DoubledArc(CroppedSum):
+    """A broken Alg 2: the arc is e^{2ε} times likelier, but the class still claims ε."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.noise = ArcNoise(self.modulus, self.arc, 2 * self.epsilon)
+        self.counters = self.noise.sample(self.universe_size, self._rng)
+
+
+def test_exact_enumeration_flags_an_arc_twice_as_likely():
+    alg = DoubledArc(3, 0.5, 0.5, rng=31, window=0.25)
+    assert worst_state_ratio(alg, range(3)) > e_to_the(0.5, lower=False) * Fraction(3, 2)
+
+
+def test_float_counters_leak_the_state_through_their_last_bits():
+    # The float program this class replaces: c = (N + w·a) mod 2τ in float64, N from 𝒩 and
+    # w ~ U[1, 2] as numpy draws them. τ = 2: when a = 1, a counter below 1 has wrapped from
+    # [4, 5), where float64 has steps of 2^-50, so it is a multiple of 2^-50; when a = 0 it
+    # is N, a multiple of 2^-53. "c < 1 and c is not a multiple of 2^-50" has probability 0
+    # under a = 1 and about 0.4 under a = 0: an infinite privacy loss. Counts of 4,000 runs;
+    # the a = 0 count is below 1,000 with probability < 1e-40.
+    rng = np.random.default_rng(32)
+    n, tau = 4_000, 2.0
+    N, w = sample_noise(tau, 1.0, n, rng), rng.uniform(1.0, 2.0, n)
+    event = lambda c: (c < 1) & (c * 2.0**50 != np.floor(c * 2.0**50))
+    assert event(np.mod(N + w * 0, 2 * tau)).sum() > 1_000
+    assert event(np.mod(N + w * 1, 2 * tau)).sum() == 0
+    # the integer state has no such event: every value has probability α or β (above)
+
+
+def test_noise_sampler_follows_its_exact_law():
+    # 200,000 counters at τ = 2, L = 1: 8 equal bins on the arc, 24 on the rest, expected
+    # counts from the exact point masses; chi-square p-value > 1e-6 (false failure 1e-6).
+    alg = CroppedSum(200_000, 2.0, 1.0, rng=33)
+    alpha, beta = point_masses(alg)
+    M, A = alg.modulus, alg.arc
+    edges = np.r_[np.linspace(0, A, 9), np.linspace(A, M, 25)[1:]].astype(np.int64)
+    observed = np.histogram(alg.counters, edges)[0]
+    masses = [(alpha if hi <= A else beta) * int(hi - lo) for lo, hi in zip(edges, edges[1:])]
+    assert sum(masses) == 1
+    expected = np.array([float(mass) for mass in masses]) * len(alg.counters)
+    assert stats.chisquare(observed, expected).pvalue > P_MIN
+
+
+def test_weights_are_the_midpoints_of_2_to_the_20_cells():
+    # W_i = 2^21 + 2j + 1: odd, in (2^21, 2^22); j uniform: its top 4 bits, 16 bins of a
+    # chi-square over 50,000 weights at 1e-6.
+    alg = CroppedSum(50_000, 2.0, 1.0, rng=34)
+    j = (alg.weights - 2**21 - 1) // 2
+    assert np.all(alg.weights % 2 == 1) and j.min() >= 0 and j.max() < 2**20
+    assert stats.chisquare(np.bincount(j >> 16, minlength=16)).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("tau, epsilon, window", [(0.5, 1.0, 0.25), (1.0, 0.3, 1.0)])
+def test_expected_counter_on_the_grid_is_the_formula_exactly(tau, epsilon, window):
+    # E[C | U] summed over all M counter values with the implemented α, β (exact fractions)
+    # equals E[N] + κ g(u) (the class docstring), and the continuous formula minus Λ/2.
+    alg = CroppedSum(1, tau, epsilon, rng=35, window=window)
+    alpha, beta = point_masses(alg)
+    M, A = alg.modulus, alg.arc
+    n = np.arange(M, dtype=np.int64)
+    for U in (0, 1, A, M - A - 1, M - A, M - A + 3, M - 1):
+        wrapped = (n + U) % M
+        exact = alpha * int(wrapped[:A].sum()) + beta * int(wrapped[A:].sum())
+        u = U * 2.0**-21
+        g = u - 2 * tau / window * max(u + window - 2 * tau, 0.0)
+        assert float(exact) * 2.0**-21 == pytest.approx(alg.noise_mean + alg.gain * g, rel=1e-12)
+        continuous = expected_counter(u, tau, epsilon, window) - 2.0**-22
+        assert float(exact) * 2.0**-21 == pytest.approx(continuous, rel=1e-9)
+
+
+@pytest.mark.parametrize("a, tau, window", [(3.0, 2.0, None), (7.3, 2.0, 1.0), (150.0, 40.0, 10.0),
+                                            (1e4, 2.0, 1.0), (1e4, 2.0, None)])
+def test_weight_grid_average_is_the_continuous_mean_within_the_stated_error(a, tau, window):
+    # The 2^20 midpoints w_j against expected_modular_term's U[1, 2] closed form; bound from
+    # its docstring (h = 2^-20). Products w_j·a and the mod are exact in float64 here.
+    h = 2.0**-20
+    w = 1 + (np.arange(2**20) + 0.5) * h
+    u = np.mod(w * a, 2 * tau)
+    g = u if window is None else u - 2 * tau / window * np.maximum(u + window - 2 * tau, 0)
+    bound = (a + 2 * tau) * h / 2 if window is None else (a + 2 * tau) * a * h**2 / (4 * window)
+    error = abs(g.mean() - expected_modular_term([a], tau, window)[0])
+    assert error <= bound + 1e-12 * a
+
+
+def test_expected_output_is_exact_to_the_stated_rounding_bound():
+    alg = CroppedSum(100, 3.0, 1.0, rng=36, window=1.5)
+    assert alg.mean_error_bound() < 1e-3 * alg.std_bound() / np.sqrt(100)
+    a = np.arange(100) % 9
+    u = np.mod(alg.w * a, 6.0)                     # exact: w has 22 bits, a < 9
+    assert alg.expected_terms(a) == pytest.approx(u - 4.0 * np.maximum(u - 4.5, 0), abs=1e-12)
+    with pytest.raises(ValueError, match=r"a must hold one state per ID, shape \(100,\)"):
+        alg.expected_output(a[:5])
+    with pytest.raises(ValueError, match="a must be whole numbers"):
+        alg.expected_output(a + 0.5)
+
+
+def test_output_sums_counters_exactly_at_the_largest_tau():
+    # m·M = 2^14·2^53 overflows int64: the release must still see the exact sum.
+    alg = CroppedSum(2**14, 2.0**31, 1.0, rng=37, window=2.0**29)
+    alg.counters[:] = alg.modulus - 1
+    sigma = alg.debias(0.0)                        # the constant part of the estimator
+    estimate = alg.output()
+    exact = 2**14 * (alg.modulus - 1) * 2.0**-21   # what Σ c_i is, in real units
+    assert abs((estimate - sigma) * alg.gain - exact) < 60 * 2 * 2.0**31 / 1.0
+    assert alg.output_guarantee()[0] < 1.0 + 1e-8 and alg.output_guarantee()[1] < 1e-20
 
 
 # ------------------------------------------------------------------------ Alg 3
@@ -329,8 +507,9 @@ def test_paper_correction_unit_windows_make_alg3_additive_error_grow_with_f1_ove
         fixed = HeavyHittersCount(100, 10, 4.0, 40, 1.0, F1, rng=0)
         assert paper.std_bound() > 0.5 * F1 / 10 * np.sqrt(40)   # Θ(F1 √h / k)
         assert fixed.std_bound() < 100                           # O(√h/ε), no F1
+    # scale-free up to the output noise, whose variance is 8τ²/ε² times (DΛ/Δ)² ∈ [1, (1 + 2^-12)²]
     assert fixed.std_bound() == pytest.approx(
-        HeavyHittersCount(100, 10, 4.0, 40, 1.0, 1e4, rng=0).std_bound())
+        HeavyHittersCount(100, 10, 4.0, 40, 1.0, 1e4, rng=0).std_bound(), rel=5e-4)
 
 
 def test_alg3_state_holds_the_hash_and_both_cropped_sums_only():
@@ -340,7 +519,8 @@ def test_alg3_state_holds_the_hash_and_both_cropped_sums_only():
     one = HeavyHittersCount(50, 5, 3.0, 8, 1.0, 100.0, rng=21)
     one.update(3, 50)
     one.update((7, 50))
-    np.testing.assert_allclose(one.state()["c1"], alg.state()["c1"], atol=1e-9)
+    np.testing.assert_array_equal(one.state()["c1"], alg.state()["c1"])
+    np.testing.assert_array_equal(one.state()["c2"], alg.state()["c2"])
 
 
 # ------------------------------------------------------------------------ bad input
@@ -350,6 +530,12 @@ def test_alg3_state_holds_the_hash_and_both_cropped_sums_only():
     (dict(universe_size=5, tau=0.4, epsilon=1.0), ValueError, r"tau must be .*2τ >= 1"),
     (dict(universe_size=5, tau=2.0, epsilon=-1.0), ValueError, "epsilon must be"),
     (dict(universe_size=5, tau=2.0, epsilon=1.0, window=4.0), ValueError, "window must be"),
+    (dict(universe_size=5, tau=0.6, epsilon=1.0), ValueError,
+     r"tau must be a multiple of 2\^-22 .*got tau=0.6 \(nearest valid: 0.5999999046325684\)"),
+    (dict(universe_size=5, tau=2.0**31 + 1, epsilon=1.0), ValueError, r"tau must be .*2\.14748e\+09"),
+    (dict(universe_size=5, tau=2.0, epsilon=1.0, window=0.3), ValueError,
+     r"window must be a multiple of 2\^-21 .*got window=0.3"),
+    (dict(universe_size=5, tau=2.0, epsilon=701.0), ValueError, "epsilon must be"),
     (dict(universe_size=5, tau="2", epsilon=1.0), TypeError, "tau must be"),
 ])
 def test_cropped_sum_rejects_bad_parameters(kwargs, error, words):

@@ -367,10 +367,10 @@ class HeavyHittersCount(StreamAlgorithm):
     Thm 8; Mir et al. 2011's factors 1/2 and 2). Lemma 6: |{j : N_j >= F1/k}| >= (1 − k/(δh))·HH(k)
     w.p. 1 − δ; Lemma 7: buckets without an item >= δF1/(2c²k²) stay below F1/(ck) w.p.
     1 − δ for h = Θ(k), so |{j : N_j >= F1/(ck)}| <= HH(2c²k²/δ).
-    On the grid: each cropped sum holds exact integers (see CroppedSum), so τ1, τ2 are F1/k
-    and F1/(ck) rounded to the nearest multiple of 2^-22 and each arc λτ is rounded down to
-    a multiple of 2^-21 (changes below 3e-7, kept in `tau1`, `tau2` and the sums' `window`,
-    which every formula here uses). The weights are the 2^20 midpoints of [1, 2], so the mean
+    On the grid: each cropped sum holds exact integers (see CroppedSum), so τ1 is F1/k rounded
+    up, τ2 is F1/(ck) rounded down to a multiple of 2^-22 (so τ2 < τ1 for every c > 1), and
+    each arc λτ is rounded down to a multiple of 2^-21 (changes below 5e-7, kept in `tau1`,
+    `tau2` and the sums' `window`, which every formula here uses). The weights are the 2^20 midpoints of [1, 2], so the mean
     over w (`contribution`, `factors`) is the continuous U[1, 2] average of
     `expected_modular_term` up to its stated O(2^-40 N²/L) error.
     Privacy: F1 is public (Def 4 preserves it). Each cropped sum is as in CroppedSum; the
@@ -412,12 +412,9 @@ class HeavyHittersCount(StreamAlgorithm):
         if self.F1 / (self.c * self.k) < 0.5:
             raise ValueError(f"F1/(ck) must be >= 1/2 (𝒩 needs 2τ >= 1); got F1={self.F1:g}, "
                              f"c={self.c:g}, k={self.k:g}, F1/(ck)={self.F1 / (self.c * self.k):g}")
-        half = STEP / 2                                   # τ on the grid of CroppedSum
-        self.tau1 = round(self.F1 / self.k / half) * half
-        self.tau2 = max(round(self.F1 / (self.c * self.k) / half) * half, 0.5)
-        if self.tau2 >= self.tau1:
-            raise ValueError(f"c must be large enough that F1/(ck) < F1/k on the grid of 2^-22 "
-                             f"(CroppedSum's τ); got c={self.c!r}")
+        half = STEP / 2                # τ on CroppedSum's grid, τ2 rounded down and τ1 up
+        self.tau1 = math.ceil(self.F1 / self.k / half) * half
+        self.tau2 = math.floor(self.F1 / (self.c * self.k) / half) * half
         rng = as_rng(rng)
         self.f = rng.integers(0, self.h, size=self.universe_size)
         self.x1 = CroppedSum(self.h, self.tau1, self.epsilon, rng, self._window(self.tau1))

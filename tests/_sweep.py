@@ -123,6 +123,30 @@ class Real:
 
 
 @dataclass(frozen=True)
+class GridReal(Real):
+    """A Real that must also be a multiple of `step` (a power of two), e.g. CroppedSum's τ and
+    arc: valid draws are moved to the nearest grid point inside the interval; invalid ones
+    add points off the grid (their message must name the grid, e.g. "2^-22")."""
+    step: float = 1.0
+    off_grid: tuple = ()
+
+    def invalid(self):
+        exponent = f"2^{math.frexp(self.step)[1] - 1}"
+        off = st.sampled_from(self.off_grid).map(lambda v: Bad(v, _shown(v), (exponent,)))
+        return st.one_of(super().invalid(), off) if self.off_grid else super().invalid()
+
+    def valid(self):
+        def on_grid(v):
+            v = round(v / self.step) * self.step
+            if self.low is not None and (v < self.low or (self.low_open and v == self.low)):
+                v = math.ceil(self.low / self.step) * self.step + (self.step if self.low_open else 0)
+            if self.high is not None and (v > self.high or (self.high_open and v == self.high)):
+                v = math.floor(self.high / self.step) * self.step - (self.step if self.high_open else 0)
+            return v
+        return super().valid().map(on_grid)
+
+
+@dataclass(frozen=True)
 class Int:
     """An integer in [low, high] (None: unbounded on that side)."""
     low: int | None = None
@@ -824,8 +848,11 @@ ENTRIES = [
               "F1": Real(0.0, math.inf, high_open=True, optional=True, practical=(None, 1e6))}),
     constructor(cropped.CroppedSum, {"universe_size": 10, "tau": 2.0, "epsilon": 1.0, "rng": 0},
                 {"universe_size": Int(1, None, practical=(1, 10**5)),
-                 "tau": Real(0.5, 1e300, practical=(0.6, 1e6)),   # 2τ > L = 1
-                 "epsilon": Real(0.0, 700.0, low_open=True, practical=(1e-9, None)), "window": Real(0.0, 4.0, low_open=True, high_open=True),
+                 "tau": GridReal(0.5, 2.0**31, practical=(0.6, 1e6), step=2.0**-22,   # 2τ > L = 1
+                                 off_grid=(0.6, 1 + 2.0**-30, 1e6 + 0.1)),
+                 "epsilon": Real(0.0, 700.0, low_open=True, practical=(1e-9, None)),
+                 "window": GridReal(0.0, 4.0, low_open=True, high_open=True, step=2.0**-21,
+                                    off_grid=(0.3, 2.0**-22, 4.0 - 2.0**-30)),
                  "rng": RNG}),
     *_dynamic_entries("CroppedSum", lambda: cropped.CroppedSum(10, 2.0, 1.0, rng=0), 10),
     function(cropped.noise_pdf, {"x": [0.5, 3.0], "tau": 2.0, "epsilon": 1.0, "window": 1.0},

@@ -169,7 +169,7 @@ def _boundary_cases():
         "counter_input_probabilities(√2 − 1)": lambda: continual.counter_input_probabilities(
             continual.MAX_EPSILON),
         "CroppedSum: τ = 1/2 (2τ = 1), window just inside (0, 2τ)": lambda: cropped.CroppedSum(
-            5, 0.5, 1.0, rng=0, window=0.999).output(),
+            5, 0.5, 1.0, rng=0, window=1 - 2.0**-21).output(),   # the last arc on the grid
         "CroppedSum: ε = 700 (e^ε finite)": lambda: cropped.CroppedSum(5, 2.0, 700.0, rng=0).output(),
         "HeavyHittersCount: F1/(ck) = 1/2 exactly": lambda: cropped.HeavyHittersCount(
             10, 4, 2.0, 4, 1.0, 4.0, rng=0).output(),

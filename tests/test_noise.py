@@ -3,6 +3,8 @@ attack on the textbook sampler, the Gaussian mechanism and its calibrations."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from panpriv_teach.mechanisms import (analytic_gaussian_sigma, classic_gaussian_
                                       gaussian_delta, gaussian_guarantee, gaussian_mechanism,
                                       laplace_guarantee, laplace_mechanism,
                                       laplace_mechanism_unsafe)
-from panpriv_teach.noise import DiscreteGaussian, DiscreteLaplace, LaplaceNoise
+from panpriv_teach.noise import ArcNoise, DiscreteGaussian, DiscreteLaplace, LaplaceNoise
 
 
 # ----------------------------------------------------------------------------- the attack
@@ -181,3 +183,66 @@ def test_gaussian_mechanism_bad_input():
         gaussian_mechanism(0.0, 1, 1, 1.5)
     with pytest.raises(ValueError, match="calibration"):
         gaussian_mechanism(0.0, 1, 1, 1e-5, calibration="other")
+
+
+# ----------------------------------------------------------------------------- ArcNoise
+
+@pytest.mark.parametrize("size, arc, epsilon", [(7, 2, 0.5), (12, 11, 2.0), (2**53, 1, 700.0),
+                                                (1000, 10, 1e-12), (2**40, 2**39, 40.0)])
+def test_arc_noise_point_ratio_is_at_most_e_epsilon_exactly(size, arc, epsilon):
+    # The point masses from the threshold T (the arc is drawn when a 64-bit uniform is < T),
+    # in exact fractions; e^epsilon bounded in 80-digit decimals (correctly rounded exp).
+    noise = ArcNoise(size, arc, epsilon)
+    p = Fraction(noise.threshold, 2**64)
+    on, off = p / arc, (1 - p) / (size - arc)
+    assert (on, off) == noise.point_probabilities() and on * arc + off * (size - arc) == 1
+    with localcontext() as ctx:
+        ctx.prec = 80
+        e_eps = Fraction(Decimal(epsilon).exp())
+    lower, upper = e_eps * (1 - Fraction(1, 10**77)), e_eps * (1 + Fraction(1, 10**77))
+    assert on / off <= lower and off / on <= lower
+    if epsilon < 40:       # rho = e^epsilon to 2^-64/(p(1 - p)) relative (docstring)
+        assert on / off >= upper * (1 - Fraction(2**-64) / (p * (1 - p)) - Fraction(1, 10**15))
+
+
+def test_arc_noise_sampler_follows_its_exact_law():
+    # 210,000 draws on 7 points, expected counts from the exact point masses: chi-square
+    # p-value > 1e-6 (false failure 1e-6); n at once equals n one by one.
+    noise = ArcNoise(7, 2, 1.0)
+    draws = noise.sample(210_000, np.random.default_rng(40))
+    on, off = noise.point_probabilities()
+    expected = np.array([float(on)] * 2 + [float(off)] * 5) * len(draws)
+    assert chisquare(np.bincount(draws, minlength=7), expected).pvalue > 1e-6
+    assert draws.dtype == np.int64 and noise.sample((3, 4), np.random.default_rng(1)).shape == (3, 4)
+
+
+def test_arc_noise_flags_a_ratio_of_e_2epsilon():
+    # The enumeration above would catch an arc drawn at 2ε by a class claiming ε.
+    doubled = ArcNoise(7, 2, 1.0)
+    claimed = ArcNoise(7, 2, 0.5)
+    assert doubled.ratio > claimed.ratio * Fraction(3, 2) and claimed.guarantee() <= 0.5
+
+
+@pytest.mark.parametrize("size, arc, epsilon, words", [
+    (7, 0, 1.0, r"1 <= arc < size <= 2\^53; got arc=0"),
+    (7, 7, 1.0, r"1 <= arc < size <= 2\^53; got arc=7"),
+    (2**53 + 1, 1, 1.0, "size=9007199254740993"),
+    # p = 1/3: no multiple of 2^-64 within 1e-21 relative of it (ρ is 1 ± 8e-20 at best)
+    (3 * 2**40, 2**40, 1e-21, r"epsilon must be at least about 2\^-60 .* got epsilon=1e-21"),
+])
+def test_arc_noise_rejects_bad_parameters(size, arc, epsilon, words):
+    with pytest.raises(ValueError, match=words):
+        ArcNoise(size, arc, epsilon)
+
+
+def test_release_exact_equals_release_for_values_a_float_holds():
+    noise = LaplaceNoise(2.0, 0.5)
+    for numerator, exponent in [(12345, -21), (-7, 3), (3**30, -40), (0, 0)]:
+        value = math.ldexp(numerator, exponent)
+        exact = noise.release_exact(numerator, exponent, np.random.default_rng(9))
+        assert exact == noise.release(np.array([value]), np.random.default_rng(9))[0]
+    huge = 2**80                                 # beyond float64's integers: still exact
+    assert noise.release_exact(huge + 1, -40, np.random.default_rng(9)) \
+        != noise.release_exact(huge - 2**30, -40, np.random.default_rng(9))
+    with pytest.raises(ValueError, match="must be at most"):
+        noise.release_exact(2**200, 0, np.random.default_rng(9))

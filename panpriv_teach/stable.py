@@ -276,9 +276,11 @@ class PanPrivateDistinctCount(StableSketch):
     F = cumsum(μ_ε)/last, one 53-bit uniform U = k·2^−53 and returns the first j with
     U < F_j. So the program draws candidate j with probability EXACTLY N_j/2^53, N_j =
     ⌈2^53 F_j⌉ − ⌈2^53 F_{j−1}⌉ (`sampler_law`; the tests reproduce rng.choice's draws from
-    it). Each N_j/2^53 differs from the real μ_ε(j) by at most η = (|R| + 4)·2^−52 (the
-    float exp, the normalisation and the cumulative sum each err by at most a few units of
-    2^−53 per term, plus the 2^−53 grid), so on states possible under both neighbours the
+    it). Each N_j/2^53 differs from the real μ_ε(j) by at most η = (|R| + 8)·2^−52: one
+    rounding in the cumulative-sum step F_j − F_{j−1}, two in the normalisation, one grid
+    step (each <= 2^−53), plus a relative error of at most (|R| + 2 log₂|R| + 5)·2^−53 from
+    the two normalising sums and exp (within 1 ulp, as glibc's and numpy's are); the tests
+    measure it in 60-digit arithmetic. So on states possible under both neighbours the
     float program's ratio is at most e^(ε/2)·(p_min + η)/(p_min − η), p_min the smallest
     μ_ε(j) (`sampler_ratio_slack` gives this factor). With p_min near 2^−53·|R| (large ε·m)
     the slack is unbounded: some candidates are never drawn (more δ). The tests compute the
@@ -386,7 +388,7 @@ class PanPrivateDistinctCount(StableSketch):
         argmin = np.empty(len(keys), dtype=np.int64)
         argmin[inverse[minimisers[::-1]]] = minimisers[::-1]        # one minimiser per sketch
         self.noise_sketches = sketches[first]                       # the reachable set R
-        self.noise_vectors = c[argmin].astype(np.int8)              # c with Xᵀc = z, f(c) = d(z)
+        self.noise_vectors = c[argmin].astype(np.min_scalar_type(-2 * Z))   # Xᵀc = z, f(c) = d(z)
         self.noise_distance = distance
         self._keys = keys                                           # sorted, for lookups
         scale = self.epsilon / (2 * self.sensitivity)               # ε/4 for ‖·‖₀
@@ -430,11 +432,11 @@ class PanPrivateDistinctCount(StableSketch):
         return np.diff(edges, prepend=0)
 
     def sampler_ratio_slack(self) -> float:
-        """(p_min + η)/(p_min − η), η = (|R| + 4)·2^−52: the float sampler's extra ratio.
+        """(p_min + η)/(p_min − η), η = (|R| + 8)·2^−52: the float sampler's extra ratio.
 
         A bound on N_j/2^53 ÷ μ_ε(j) and its inverse (class docstring); ∞ if p_min <= η.
         """
-        eta = (len(self.noise_probabilities) + 4) * 2.0 ** -52
+        eta = (len(self.noise_probabilities) + 8) * 2.0 ** -52
         p_min = float(self.noise_probabilities.min())
         return math.inf if p_min <= eta else (p_min + eta) / (p_min - eta)
 

@@ -13,21 +13,23 @@ analytical calibration and optimal denoising" (ICML 2018).
 """
 from __future__ import annotations
 
+import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from panpriv_teach.core import as_rng
 from panpriv_teach.counters import (FixedHorizonCounter, _lowest_level, _ones_through, _popcount,
-                                    _prefix_over_nodes, as_bit, check_horizon,
+                                    _prefix_over_nodes, as_bit, as_bit_stream, check_horizon,
                                     dyadic_intervals, tree_levels)
 from panpriv_teach.mechanisms import analytic_gaussian_sigma   # re-exported here
-from panpriv_teach.noise import DiscreteGaussian, LaplaceNoise, grid_step
+from panpriv_teach.noise import MAX_GRID_STEPS, DiscreteGaussian, LaplaceNoise, grid_step
 from panpriv_teach.validation import (require_epsilon, require_int, require_probability,
                                       require_real)
 
 __all__ = ["HonakerTreeCounter", "SqrtFactorizationCounter", "analytic_gaussian_sigma",
-           "honaker_node_variances", "sqrt_coefficients"]
+           "honaker_node_variances", "sqrt_coefficients", "zcdp_delta", "zcdp_rho"]
 
 
 # ----------------------------------------------------------------------------------------
@@ -177,8 +179,14 @@ class HonakerTreeCounter(FixedHorizonCounter):
 
 
 # ----------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------
 # The square-root factorization counter, (epsilon, delta)-DP with Gaussian noise
 # ----------------------------------------------------------------------------------------
+
+BIAS_FRACTION = 2.0**-12  # the coefficients' rounding moves a release by less than this times sigma
+_FFT_EXACT = 2.0**40      # an FFT convolution of n bits with integers below 2^b, n 2^b <= this, is exact after rounding
+_INT64_LIMIT = 2**62      # C_hat x + noise, in grid steps, must stay exact in int64
+
 
 def sqrt_coefficients(T) -> np.ndarray:
     """c_0 .. c_{T-1}, the coefficients of (1 - x)^(-1/2) = sum_k binom(2k, k)/4^k x^k:
@@ -190,37 +198,184 @@ def sqrt_coefficients(T) -> np.ndarray:
     return np.concatenate(([1.0], np.cumprod((2 * k - 1) / (2 * k))))
 
 
+def _zcdp_log_delta(rho: float, epsilon: float) -> float:
+    """ln of `zcdp_delta`: alpha = 1 + e^u found by bisection on u (the slope below increases
+    with alpha); any alpha gives a valid bound, so the bisection's precision costs nothing."""
+    def slope(alpha):   # the derivative in alpha of the log of the bound
+        return (2 * alpha - 1) * rho - epsilon + math.log1p(-1 / alpha)
+
+    low, high = -40 * math.log(2), math.log((epsilon + 1) / (2 * rho) + 2)
+    for _ in range(100):
+        middle = (low + high) / 2
+        if slope(1 + math.exp(middle)) < 0:
+            low = middle
+        else:
+            high = middle
+    alpha = 1 + math.exp(high)
+    log_delta = ((alpha - 1) * (alpha * rho - epsilon) + alpha * math.log1p(-1 / alpha)
+                 - math.log(alpha - 1))
+    return min(0.0, log_delta)
+
+
+def zcdp_delta(rho, epsilon) -> float:
+    """The delta for which rho-zCDP implies (epsilon, delta)-DP: the infimum over alpha > 1 of
+    exp((alpha - 1)(alpha rho - epsilon)) (1 - 1/alpha)^alpha / (alpha - 1) (Canonne, Kamath,
+    Steinke 2020, Cor. 13; the optimal alpha solves (2 alpha - 1) rho - epsilon +
+    ln(1 - 1/alpha) = 0). At most 1; tighter than Bun and Steinke's exp(-(epsilon - rho)^2/(4 rho))."""
+    rho = require_real("rho", rho, low=0.0, high=math.inf, low_open=True, high_open=True)
+    epsilon = require_epsilon(epsilon)
+    return math.exp(_zcdp_log_delta(rho, epsilon))
+
+
+@functools.lru_cache(maxsize=64)
+def zcdp_rho(epsilon, delta) -> float:
+    """The largest rho (to relative 1e-12, rounded down) for which rho-zCDP implies
+    (epsilon, delta)-DP by `zcdp_delta`: bisection on ln rho (delta grows with rho)."""
+    epsilon = require_epsilon(epsilon)
+    delta = require_probability("delta", delta)
+    target = math.log(delta)
+    low, high = math.log(1e-300), math.log(max(1.0, epsilon))
+    while _zcdp_log_delta(math.exp(high), epsilon) <= target and high < math.log(1e15):
+        high += math.log(4)
+    for _ in range(200):
+        middle = (low + high) / 2
+        if _zcdp_log_delta(math.exp(middle), epsilon) <= target:
+            low = middle
+        else:
+            high = middle
+    return math.exp(low)
+
+
+def _power_of_two_below(value: float) -> float:
+    return math.ldexp(1.0, math.frexp(value)[1] - 1)
+
+
+class _SqrtPlan(NamedTuple):
+    grid: float                  # Λ
+    grid_coefficients: np.ndarray  # c_hat_k = rint(c_k / Λ), int64
+    squared_sensitivity: int     # sum_k c_hat_k^2, exactly
+    rho: float
+    sampler: DiscreteGaussian    # N_Z(0, s^2), s in grid steps
+    guarantee: tuple
+    rounding_bias: float
+
+
+@functools.lru_cache(maxsize=16)
+def _sqrt_plan(T: int, epsilon: float, delta: float) -> _SqrtPlan:
+    """The grid, the integer coefficients, the noise and the guarantee of the counter."""
+    c = sqrt_coefficients(T)
+    rho = zcdp_rho(epsilon, delta)
+    sigma = math.sqrt(math.fsum(c * c) / (2 * rho))                     # for the real-valued C
+    weight = 0.5 * math.fsum(c * np.arange(T, 0, -1))                   # sum_j c_j (T - j)/2
+    grid = min(grid_step(1.0, sigma), _power_of_two_below(BIAS_FRACTION * sigma / weight))
+    grid_coefficients = np.rint(c / grid).astype(np.int64)              # exact: Λ is 2^-k
+    squared = sum(v * v for v in grid_coefficients.tolist())            # Python integers
+    s = math.sqrt(squared / (2 * rho)) * (1 + 2.0**-40)   # rounded up: squared/(2 s^2) <= rho
+    if s > MAX_GRID_STEPS:
+        raise ValueError(f"epsilon={epsilon!r} and delta={delta!r} need noise of {s:.3g} grid "
+                         f"steps of 2^{math.frexp(grid)[1] - 1} (at most 2^50): epsilon (or "
+                         f"delta) must be larger")
+    sampler = DiscreteGaussian(s)
+    if int(grid_coefficients.sum()) + 2**sampler.proposal.bits > _INT64_LIMIT:
+        raise ValueError(f"T = {T} is too long for exact int64 arithmetic on the grid "
+                         f"2^{math.frexp(grid)[1] - 1} that epsilon={epsilon!r}, delta={delta!r} "
+                         f"need (sum of C x + noise above 2^62); use a shorter T or a smaller "
+                         f"epsilon")
+    eta, delta_float = sampler.float_cost(int(grid_coefficients[0]))
+    spread = T * eta   # the T-dimensional law is within e^spread of the exact one; void from 1 on
+    guarantee = (epsilon + 2 * spread,
+                 min(1.0, math.exp(spread) * delta + T * delta_float) if spread < 1 else 1.0)
+    return _SqrtPlan(grid, grid_coefficients, squared, rho, sampler, guarantee, grid * weight)
+
+
+def _integer_convolution(coefficients: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """sum_{k <= t} coefficients[k] bits[t - k] for t < len(bits), exactly, as int64.
+
+    Non-negative int64 coefficients and 0/1 bits; by FFT, the coefficients cut into limbs of
+    b bits with n 2^b <= 2^40 (n = len(bits)). Each limb's convolution has integer entries
+    below 2^40, and the floating-point FFT convolution of vectors u, v errs by at most about
+    ||u||_2 ||v||_2 (3 log2(size) + 5) 2^-53 <= 2^40 * 100 * 2^-53 < 2^-6 per entry (the
+    standard error bound of FFT convolution with accurate twiddles, size <= 2^31), so
+    rounding returns every entry exactly. Checked: an entry farther than 1/8 from an
+    integer raises."""
+    n = bits.size
+    size = 1 << (2 * n - 1).bit_length()
+    limb = max(1, math.floor(math.log2(_FFT_EXACT / n)))
+    spectrum = np.fft.rfft(bits.astype(float), size)
+    coefficients = coefficients[:n]
+    out = np.zeros(n, dtype=np.int64)
+    for shift in range(0, int(coefficients.max()).bit_length(), limb):
+        part = ((coefficients >> shift) & ((1 << limb) - 1)).astype(float)
+        values = np.fft.irfft(np.fft.rfft(part, size) * spectrum, size)[:n]
+        rounded = np.rint(values)
+        if np.max(np.abs(values - rounded)) > 0.125:
+            raise RuntimeError("the FFT convolution is not within 1/8 of the integers: its "
+                               "error bound failed (please report this)")
+        out += rounded.astype(np.int64) << shift
+    return out
+
+
 class SqrtFactorizationCounter(FixedHorizonCounter):
     """The square-root factorization counter: (epsilon, delta)-DP, Gaussian noise.
 
     Estimates: q_t = x_1 + ... + x_t at every step t = 1..T.
-    Mechanism: factor the prefix-sum matrix A (all-ones lower triangular) as A = B C with
-    B = C = A^(1/2), the lower-triangular Toeplitz matrix of the coefficients c_k of
-    (1 - x)^(-1/2) (`sqrt_coefficients`). Release B (C x + z) = A x + B z with z_s i.i.d.
-    N(0, sigma^2): release t = q_t + sum_{k < t} c_k z_{t-k}, online (it uses z_1..z_t only).
-    Privacy: (epsilon, delta)-DP — NOT pure epsilon-DP — for all T releases, event-level
-    neighbours, against the releases only: C x + z is the Gaussian mechanism on C x, whose
-    L2 sensitivity is the largest column norm of C, Delta = ||(c_0, ..., c_{T-1})||_2 =
-    sqrt(sum_k c_k^2) (column 1), computed exactly here. Fichtenberger, Henzinger, Upadhyay
-    2023 approximate Delta^2 by 1 + ln(T)/pi, which understates it (3.273 against 3.206 at
-    T = 2^10, 4.596 against 4.530 at T = 2^16); a true bound is Delta^2 <= 1 + (ln T +
-    gamma)/pi, gamma = 0.5772 (from c_k <= 1/sqrt(pi k) and H_(T-1) <= ln T + gamma); sigma =
-    `analytic_gaussian_sigma(Delta, epsilon, delta)`. Not pan-private (exact count and all
-    past z in the state).
-    Accuracy: unbiased, variance sigma^2 sum_{k < t} c_k^2 (`variance`), O(log T) against
-    Cum's O(log^3 T): several times smaller than Cum's at T = 2^16 (a comparison that also
-    changes the privacy notion; say so when you make it).
-    References: Henzinger, Upadhyay, Upadhyay (SODA 2023); Fichtenberger, Henzinger,
-    Upadhyay (ICML 2023), beyond the course's sources.
-    Noise in floating point: z_s = Λ Y_s with Y_s the discrete Gaussian N_Z(0, (sigma/Λ)^2) on
-    the grid Λ = 2^(floor(log2 sigma) - 12) (`noise.DiscreteGaussian`), so the noise itself
-    carries no floating-point artefacts. The (epsilon, delta) proof is for C x + z in real
-    arithmetic; the float release q_t + sum_k c_k z_{t-k} (computed from the integer count and
-    the z's, by FFT in `run`) is not covered by a floating-point proof: this counter is a
-    baseline for accuracy comparisons, not a mechanism to deploy.
-    Implementation: `step` draws z_t and sums c_k z_{t-k} directly (O(t)); `run` draws the
-    z's (same law; the rejection sampler draws in rounds, so not the same numbers as `step`)
-    and convolves by FFT.
+    Mechanism (real numbers): factor the prefix-sum matrix A (all-ones lower triangular) as
+    A = C C with C = A^(1/2), the lower-triangular Toeplitz matrix of the coefficients c_k of
+    (1 - x)^(-1/2) (`sqrt_coefficients`); release C (C x + z), z_s i.i.d. N(0, sigma^2), i.e.
+    release t = q_t + sum_{k < t} c_k z_{t-k}, online. C x + z is the Gaussian mechanism on
+    C x, whose L2 sensitivity is the largest column norm of C, sqrt(sum_k c_k^2) (column 1).
+    Henzinger, Upadhyay, Upadhyay 2023; Fichtenberger, Henzinger, Upadhyay 2023 (who
+    approximate the squared norm by 1 + ln(T)/pi, which understates it: 3.273 against 3.206
+    at T = 2^10; a true bound is 1 + (ln T + 0.5773)/pi, from c_k <= 1/sqrt(pi k)).
+    Beyond the course's sources.
+
+    The floating-point program, privatised on a grid and then post-processed:
+    1. Grid Λ = 2^-k and integer coefficients c_hat_k = rint(c_k/Λ) (`grid_coefficients`).
+       Λ is the smaller of `noise.grid_step(1, sigma)` and the power of two that keeps the
+       rounding bias below sigma/4096 (`rounding_bias`, below).
+    2. y = C_hat x + Y, Y_s i.i.d. discrete Gaussian N_Z(0, s^2) (s = sigma/Λ grid steps,
+       `noise.DiscreteGaussian`): integer arithmetic only. C_hat x is computed exactly: by an
+       int64 dot product in `step`, by an FFT convolution in limbs that is exact after
+       rounding in `run` (`grid_query`; its error bound is checked at every entry).
+    3. Release t = Λ sum_{k < t} c_k y_{t-k}, in floating point: a post-processing of y.
+    Sensitivity of the float computation: neighbouring streams (one bit flipped at step i)
+    change C_hat x by exactly ±(c_hat_0, ..., c_hat_{T-i}) from step i on and not at all
+    before, so ||C_hat x - C_hat x'||_2^2 <= sum_k c_hat_k^2 = `grid_sensitivity`^2, an
+    integer computed exactly. There is no rounding slack and no float error to add: the
+    rounding is in the coefficients, which are public, and C_hat x is exact. (Rounding
+    fl(C x) instead would need one grid step of slack per coordinate, L2 slack up to
+    sqrt(T - i + 1) steps.) `sensitivity` = Λ `grid_sensitivity`, within about Λ sqrt(T)/2
+    of sqrt(sum_k c_k^2).
+    Privacy, and how it is derived:
+    - The exact law: adding i.i.d. N_Z(0, s^2) to an integer vector query of L2 sensitivity
+      D is rho-zCDP with rho = D^2/(2 s^2), in any dimension (Canonne, Kamath, Steinke 2020,
+      Thm 14: the same rho as the continuous Gaussian). rho-zCDP implies (epsilon, delta)-DP
+      for delta = `zcdp_delta(rho, epsilon)` (their Cor. 13). s is the smallest with
+      D^2/(2 s^2) <= `zcdp_rho(epsilon, delta)` (`rho`). This is conservative: Balle & Wang
+      2018's exact calibration (`analytic_gaussian_sigma`) is for the continuous Gaussian,
+      and Canonne, Kamath, Steinke 2020 do not prove that the discrete Gaussian's
+      (epsilon, delta) is at most the continuous one's (in one dimension it can exceed it
+      slightly, see `mechanisms.gaussian_mechanism`); concentrated DP is what they prove
+      for T dimensions. The price: sigma about 7 % above the analytic calibration at
+      epsilon = 1, delta = 1e-6.
+    - The sampler: on each coordinate its implemented law is within a factor e^eta of the
+      exact one where every shift up to c_hat_0 = 1/Λ steps keeps the outcome reachable,
+      and the rest has mass at most delta_f ((eta, delta_f) = `DiscreteGaussian.float_cost`).
+      Coordinate by coordinate, the T-dimensional law is within e^(T eta) of the exact one
+      outside mass T delta_f; replace each probability by the exact one, apply the exact
+      guarantee, replace back: the floating-point program is
+      (epsilon + 2 T eta, e^(T eta) delta + T delta_f)-DP for all T releases, event-level,
+      against the releases only (`guarantee()`; eta is about 1.2e-8, so 2 T eta is 1.6e-3
+      at T = 2^16). Not pan-private: the state holds the stream and the exact count.
+    Accuracy: release t - q_t = Λ sum_k c_k Y_{t-k} + b_t with the deterministic b_t =
+    (C (Λ C_hat - C) x)_t, |b_t| <= (Λ/2) sum_{j < t} c_j (t - j) <= `rounding_bias` <=
+    sigma/4096. The noise has mean 0 and variance sigma^2 (c_0^2 + ... + c_{t-1}^2)
+    (`variance`; sigma = s Λ), O(log T) against Cum's O(log^3 T): several times smaller
+    than Cum's at T = 2^16 (a comparison that also changes the privacy notion; say so).
+    Implementation: `step` draws one Y and computes (C_hat x)_t and the release by dot
+    products (O(t)); `run` draws its Y's at once (the same law, not the same numbers: the
+    rejection sampler draws in rounds) and convolves by FFT. With the same Y's both give
+    the same y exactly and the same releases to float rounding (tested).
     """
 
     def __init__(self, T, epsilon, delta, rng=None):
@@ -228,50 +383,79 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
         self.epsilon = require_epsilon(epsilon)
         self.delta = require_probability("delta", delta, note="(epsilon, delta)-DP: the "
                                          "probability of failure, e.g. 1e-6 or 1/T^2")
-        self.coefficients = sqrt_coefficients(self.T)                 # c_k
-        self.sensitivity = float(np.sqrt(np.sum(self.coefficients**2)))   # Delta
-        self.sigma = analytic_gaussian_sigma(self.sensitivity, self.epsilon, self.delta)
-        self._step_size = grid_step(self.sigma)                              # Λ
-        self._gaussian = DiscreteGaussian(self.sigma / self._step_size)     # z = Λ N_Z(0, (σ/Λ)^2)
+        plan = _sqrt_plan(self.T, self.epsilon, self.delta)
+        self.coefficients = sqrt_coefficients(self.T)                      # c_k
+        self.grid = plan.grid                                              # Λ
+        self.grid_coefficients = plan.grid_coefficients                    # c_hat_k
+        self.grid_sensitivity = math.sqrt(plan.squared_sensitivity)        # ||c_hat||_2, steps
+        self.sensitivity = self.grid_sensitivity * self.grid
+        self.rho = plan.rho
+        self.sigma = plan.sampler.sigma * self.grid
+        self.rounding_bias = plan.rounding_bias
+        self._plan = plan
         self._rng = as_rng(rng)
         self._t = 0
         self._count = 0
-        self._z = np.zeros(self.T)
+        self._x = np.zeros(self.T, dtype=np.int64)
+        self._y = np.zeros(self.T, dtype=np.int64)
 
     def _params(self) -> dict:
         return {**super()._params(), "delta": self.delta}
+
+    def guarantee(self) -> tuple[float, float]:
+        """(epsilon', delta'): the privacy of the floating-point program for all T releases
+        (see the class docstring): (epsilon + 2 T eta, e^(T eta) delta + T delta_f)."""
+        return self._plan.guarantee
+
+    def grid_query(self, stream) -> np.ndarray:
+        """C_hat x for a whole stream from step 1 (at most T bits): the exact integers the
+        noise is added to, computed as `run` computes them."""
+        x = as_bit_stream(stream)
+        if x.size > self.T:
+            raise ValueError(f"stream must have at most T = {self.T} bits; got {x.size}")
+        if x.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        return _integer_convolution(self.grid_coefficients, x)
 
     def _step(self, x) -> float:
         x = as_bit(x)
         self._check_room(1)
         t = self._t
-        self._z[t] = self._gaussian.sample(1, self._rng)[0] * self._step_size
+        self._x[t] = x
+        exact = int(np.dot(self.grid_coefficients[:t + 1], self._x[t::-1]))   # int64, exact
+        self._y[t] = exact + int(self._plan.sampler.sample(1, self._rng)[0])
         self._count += x
         self._t = t + 1
-        return self._count + float(np.dot(self.coefficients[:t + 1], self._z[t::-1]))
+        return self.grid * float(np.dot(self.coefficients[:t + 1], self._y[t::-1]))
 
     def run(self, stream) -> np.ndarray:
-        """All releases: z's with the same law as repeated `step`'s, convolved by FFT."""
+        """All releases: the same y as repeated `step` for the same Y's, convolved by FFT."""
         x = self._take(stream)
         n = x.size
         if n == 0:
             return np.zeros(0)
         t0, t_end = self._t, self._t + n
-        self._z[t0:t_end] = self._gaussian.sample(n, self._rng) * self._step_size
+        self._x[t0:t_end] = x
+        exact = _integer_convolution(self.grid_coefficients, self._x[:t_end])[t0:]
+        self._y[t0:t_end] = exact + self._plan.sampler.sample(n, self._rng)
         size = 1 << (2 * t_end - 1).bit_length()
-        noise = np.fft.irfft(np.fft.rfft(self.coefficients[:t_end], size)
-                             * np.fft.rfft(self._z[:t_end], size), size)[t0:t_end]
-        releases = self._count + np.cumsum(x) + noise
+        noisy = np.fft.irfft(np.fft.rfft(self.coefficients[:t_end], size)
+                             * np.fft.rfft(self._y[:t_end] * self.grid, size), size)
+        releases = noisy[t0:t_end]
         self._count += int(x.sum())
         self._t = t_end
         self._last_release = float(releases[-1])
         return releases
 
     def variance(self, t):
-        """The exact variance of release t: sigma^2 (c_0^2 + ... + c_{t-1}^2). Vectorised."""
+        """The variance of release t: sigma^2 (c_0^2 + ... + c_{t-1}^2), sigma = s Λ.
+        Exact: N_Z(0, s^2) has variance s^2 (1 - r) with 0 <= r <= 8 pi^2 s^2 e^(-2 pi^2 s^2)
+        (Poisson summation), which is 0 in float64 here (s >= 4000). Vectorised."""
         cumulative = np.cumsum(self.coefficients**2)
         return self.sigma**2 * cumulative[np.asarray(t, dtype=np.int64) - 1]
 
     def state(self) -> dict:
-        """{"t", "count", "z"}: the exact count and every noise draw so far (z_1..z_t)."""
-        return {"t": self._t, "count": self._count, "z": self._z[:self._t].copy()}
+        """{"t", "count", "x", "y"}: the exact count, the bits so far and the noisy grid
+        values y_1..y_t (integers)."""
+        return {"t": self._t, "count": self._count, "x": self._x[:self._t].copy(),
+                "y": self._y[:self._t].copy()}

@@ -4,6 +4,9 @@ it (Alg 3), for fully dynamic streams of updates (i, d).
 Mir et al. 2011, §3.2 (T'(τ), Claim 1 / Claim 2 of
 Appendix A.1, Lemmas 4-5, the noise distribution 𝒩 (eq. 2), Alg 2, Thm 7) and §3.3 (Alg 3,
 Lemmas 6-7, Thm 8). Corrections to Mir et al. 2011 are listed in the class docstrings.
+`noise_pdf` and `sample_noise` are the real-valued law 𝒩 of the paper; the algorithms hold
+their state on an integer grid and draw its discrete twin (`noise.ArcNoise`), so that their
+privacy holds for the floating-point program (CroppedSum docstring).
 """
 from __future__ import annotations
 

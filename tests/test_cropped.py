@@ -512,6 +512,18 @@ def test_paper_correction_unit_windows_make_alg3_additive_error_grow_with_f1_ove
         HeavyHittersCount(100, 10, 4.0, 40, 1.0, 1e4, rng=0).std_bound(), rel=5e-4)
 
 
+def test_alg3_runs_its_cropped_sums_on_the_grid_with_exact_state_privacy():
+    # F1/k = 1000/7 is not a multiple of 2^-22: τ1 is rounded up, τ2 = F1/(ck) down, the arcs
+    # λτ down to multiples of 2^-21; each sum's noise has ratio <= e^ε exactly.
+    alg = HeavyHittersCount(50, 7, 3.0, 8, 0.7, 1000.0, rng=22)
+    assert 0 <= alg.tau1 - 1000 / 7 < 2.0**-22 and 0 <= 1000 / 21 - alg.tau2 < 2.0**-22
+    for x, tau in ((alg.x1, alg.tau1), (alg.x2, alg.tau2)):
+        assert x.tau == tau and x.window % 2.0**-21 == 0 and 0 <= tau / 4 - x.window < 2.0**-21
+        assert x.noise.ratio <= e_to_the(0.7, lower=True)
+    nearly_one = HeavyHittersCount(50, 7, 1 + 1e-12, 8, 0.7, 1000.0, rng=22)
+    assert nearly_one.tau2 < nearly_one.tau1 and math.isfinite(nearly_one.output())
+
+
 def test_alg3_state_holds_the_hash_and_both_cropped_sums_only():
     alg = HeavyHittersCount(50, 5, 3.0, 8, 1.0, 100.0, rng=21)
     alg.process(np.array([[3, 50], [7, 50]]))
@@ -558,6 +570,7 @@ def test_cropped_sum_validates_updates():
     (dict(h=0), "h must be"),
     (dict(F1=0.0), "F1 must be"),
     (dict(F1=10.0, k=10, c=4.0), r"F1/\(ck\) must be >= 1/2"),
+    (dict(F1=1e10, k=2), r"F1/k must be at most 2\^31 .*F1/k=5e\+09"),
 ])
 def test_heavy_hitters_rejects_bad_parameters(kwargs, words):
     params = dict(universe_size=20, k=5, c=3.0, h=8, epsilon=1.0, F1=100.0)

@@ -464,10 +464,21 @@ def test_announced_intrusion_hides_the_change_between_two_views():
     assert announced.intrusions == 1
     noise = announced.state()["sk"] - first - change @ base.X
     assert base.distance(noise)[0] >= 0 and np.any(noise != 0)
-    # the law of the difference is that of Lemma 2's state for the vector a₂ − a₁
-    assert base.state_distribution(change) == {
-        tuple(s): q for s, q in zip((base.noise_sketches + change @ base.X).tolist(),
-                                    base.noise_probabilities)}
+
+
+def test_announced_intrusions_add_independent_draws_of_mu():
+    # 20,000 announced intrusions in a row with no update in between: the differences of
+    # consecutive views are i.i.d. μ_ε (chi-square over the 625 noise sketches, each with
+    # expected count >= 5; a correct sampler fails with probability 1e-6).
+    alg = tiny(resolution=1000, seed=13)
+    views = np.array([alg.announce_intrusion()["sk"] for _ in range(20_001)])
+    assert alg.intrusions == 20_001
+    index = {tuple(s): k for k, s in enumerate(alg.noise_sketches.tolist())}
+    counts = np.bincount([index[tuple(d)] for d in np.diff(views, axis=0).tolist()],
+                         minlength=len(index))
+    expected = alg.noise_probabilities * 20_000
+    assert expected.min() >= 5
+    assert stats.chisquare(counts, expected).pvalue > P_MIN
 
 
 # ------------------------------------------------------------------------ bad input

@@ -281,7 +281,8 @@ class CroppedSum(StreamAlgorithm):
         self.counters[i] = (int(self.counters[i]) + int(self.weights[i]) * delta) % self.modulus
 
     def process(self, updates) -> None:
-        """Apply a (k, 2) array of updates: C ← (C + W·(net change per ID)) mod M."""
+        """Apply a (k, 2) array of updates: C ← (C + W·(net change per ID)) mod M (exact while
+        each ID's net change fits int64, as `_totals` sums it)."""
         totals = _totals(updates, self.universe_size)
         touched = np.flatnonzero(totals)
         shift = _mulmod(self.weights[touched], totals[touched] % self.modulus, self.modulus)

@@ -227,12 +227,14 @@ def zcdp_delta(rho, epsilon) -> float:
     return math.exp(_zcdp_log_delta(rho, epsilon))
 
 
-@functools.lru_cache(maxsize=64)
 def zcdp_rho(epsilon, delta) -> float:
     """The largest rho (to relative 1e-12, rounded down) for which rho-zCDP implies
     (epsilon, delta)-DP by `zcdp_delta`: bisection on ln rho (delta grows with rho)."""
-    epsilon = require_epsilon(epsilon)
-    delta = require_probability("delta", delta)
+    return _zcdp_rho(require_epsilon(epsilon), require_probability("delta", delta))
+
+
+@functools.lru_cache(maxsize=64)
+def _zcdp_rho(epsilon: float, delta: float) -> float:
     target = math.log(delta)
     low, high = math.log(1e-300), math.log(max(1.0, epsilon))
     while _zcdp_log_delta(math.exp(high), epsilon) <= target and high < math.log(1e15):
@@ -264,23 +266,28 @@ class _SqrtPlan(NamedTuple):
 def _sqrt_plan(T: int, epsilon: float, delta: float) -> _SqrtPlan:
     """The grid, the integer coefficients, the noise and the guarantee of the counter."""
     c = sqrt_coefficients(T)
-    rho = zcdp_rho(epsilon, delta)
+    rho = _zcdp_rho(epsilon, delta)
     sigma = math.sqrt(math.fsum(c * c) / (2 * rho))                     # for the real-valued C
     weight = 0.5 * math.fsum(c * np.arange(T, 0, -1))                   # sum_j c_j (T - j)/2
+    if 7.9 * sigma <= 1.01:   # the sampler's float analysis needs 6.9 s + s^2/t > c_hat_0 + 1
+        raise ValueError(f"epsilon={epsilon!r} and delta={delta!r} give sigma = {sigma:.3g}: the "
+                         f"discrete Gaussian's floating-point guarantee needs sigma > 1.01/7.9 "
+                         f"(its tail bound must reach past a shift of one count); epsilon (or "
+                         f"delta) must be smaller")
     grid = min(grid_step(1.0, sigma), _power_of_two_below(BIAS_FRACTION * sigma / weight))
+    if sigma / grid > MAX_GRID_STEPS / 2:   # s is sigma/Λ to within 1e-9
+        raise ValueError(f"epsilon={epsilon!r} and delta={delta!r} need noise of "
+                         f"{sigma / grid:.3g} grid steps of 2^{math.frexp(grid)[1] - 1} (at most "
+                         f"2^49): epsilon (or delta) must be larger")
+    if (math.fsum(c) + 128 * sigma) / grid + 128 > _INT64_LIMIT:   # |Y| < 2^J <= 100 s + 102
+        raise ValueError(f"T = {T} is too long for exact int64 arithmetic on the grid "
+                         f"2^{math.frexp(grid)[1] - 1} that epsilon={epsilon!r}, delta={delta!r} "
+                         f"need (C x + noise above 2^62 grid steps); use a shorter T or a smaller "
+                         f"epsilon")
     grid_coefficients = np.rint(c / grid).astype(np.int64)              # exact: Λ is 2^-k
     squared = sum(v * v for v in grid_coefficients.tolist())            # Python integers
     s = math.sqrt(squared / (2 * rho)) * (1 + 2.0**-40)   # rounded up: squared/(2 s^2) <= rho
-    if s > MAX_GRID_STEPS:
-        raise ValueError(f"epsilon={epsilon!r} and delta={delta!r} need noise of {s:.3g} grid "
-                         f"steps of 2^{math.frexp(grid)[1] - 1} (at most 2^50): epsilon (or "
-                         f"delta) must be larger")
     sampler = DiscreteGaussian(s)
-    if int(grid_coefficients.sum()) + 2**sampler.proposal.bits > _INT64_LIMIT:
-        raise ValueError(f"T = {T} is too long for exact int64 arithmetic on the grid "
-                         f"2^{math.frexp(grid)[1] - 1} that epsilon={epsilon!r}, delta={delta!r} "
-                         f"need (sum of C x + noise above 2^62); use a shorter T or a smaller "
-                         f"epsilon")
     eta, delta_float = sampler.float_cost(int(grid_coefficients[0]))
     spread = T * eta   # the T-dimensional law is within e^spread of the exact one; void from 1 on
     guarantee = (epsilon + 2 * spread,
@@ -366,7 +373,10 @@ class SqrtFactorizationCounter(FixedHorizonCounter):
       guarantee, replace back: the floating-point program is
       (epsilon + 2 T eta, e^(T eta) delta + T delta_f)-DP for all T releases, event-level,
       against the releases only (`guarantee()`; eta is about 1.2e-8, so 2 T eta is 1.6e-3
-      at T = 2^16). Not pan-private: the state holds the stream and the exact count.
+      at T = 2^16 and 0.55 at T = 2^24). For sigma below about 1 (epsilon above about 10 at
+      delta = 1e-6) the sampler's tail term grows and delta' with it: read `guarantee()`;
+      sigma <= 1.01/7.9, where that analysis no longer applies, is refused.
+      Not pan-private: the state holds the stream and the exact count.
     Accuracy: release t - q_t = Λ sum_k c_k Y_{t-k} + b_t with the deterministic b_t =
     (C (Λ C_hat - C) x)_t, |b_t| <= (Λ/2) sum_{j < t} c_j (t - j) <= `rounding_bias` <=
     sigma/4096. The noise has mean 0 and variance sigma^2 (c_0^2 + ... + c_{t-1}^2)

@@ -758,6 +758,8 @@ ENTRIES = [
     function(counters_baselines.honaker_node_variances, {"L": 3, "node_variance": 2.0},
              {"L": Int(1, None, practical=(1, 64)), "node_variance": POSITIVE}),
     function(counters_baselines.sqrt_coefficients, {"T": 8}, {"T": Int(1, None, practical=(1, 4096))}),
+    function(counters_baselines.zcdp_delta, {"rho": 0.1, "epsilon": 1.0}, {"rho": POSITIVE, "epsilon": EPS}),
+    function(counters_baselines.zcdp_rho, {"epsilon": 1.0, "delta": 1e-6}, {"epsilon": EPS, "delta": PROB}),
     function(counters.tree_levels, {"T": 8}, {"T": Int(1, None, practical=(1, 2**62))}),
     function(counters.dyadic_intervals, {"t": 3, "T": 8},
              {"t": Int(1, 8), "T": Int(3, None, practical=(3, 2**40))}),

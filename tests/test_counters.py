@@ -862,7 +862,7 @@ def test_sqrt_helpers_and_grid_query_reject_bad_input():
     with pytest.raises(ValueError, match=r"stream must be 0 or 1.*got 2 at index 1"):
         counter.grid_query([1, 2])
     with pytest.raises(ValueError, match=r"epsilon=1e-30 and delta=1e-30 need noise of .* grid "
-                                         r"steps .*at most 2\^50.*epsilon \(or delta\) must be larger"):
+                                         r"steps .*at most 2\^49.*epsilon \(or delta\) must be larger"):
         SqrtFactorizationCounter(8, 1e-30, 1e-30)
 
 

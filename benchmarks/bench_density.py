@@ -7,7 +7,11 @@ measured in this run (best of REPEATS). Targets: >= 2e7 elements/s everywhere, a
 at m = 10^4. At Roth's m (about a quarter of the universe) the ratio is reported, not
 targeted: `process` draws exactly what repeated `update` draws (one uniform per arrival in
 M, so one seed gives one run however the stream is split), which needs each arrival's index
-in M, not only a membership bit; that costs about 6x the bare membership pass there.
+in M, not only a membership bit; that costs about 4x the bare membership pass there (2.4
+million arrivals in M): on top of the pass itself (which `process` makes too, as a 1-byte
+table lookup), the stream's range check, gathering the arrivals and their indices in M,
+one uniform each, and scattering the draws into the bits each cost a fifth to two thirds of
+it (profile in benchmarks/README.md), so numpy cannot bring the sum down to 2x.
 
 Run: .venv/bin/python benchmarks/bench_density.py
 """

@@ -179,12 +179,11 @@ class HonakerTreeCounter(FixedHorizonCounter):
 
 
 # ----------------------------------------------------------------------------------------
-# ----------------------------------------------------------------------------------------
 # The square-root factorization counter, (epsilon, delta)-DP with Gaussian noise
 # ----------------------------------------------------------------------------------------
 
 BIAS_FRACTION = 2.0**-12  # the coefficients' rounding moves a release by less than this times sigma
-_FFT_EXACT = 2.0**40      # an FFT convolution of n bits with integers below 2^b, n 2^b <= this, is exact after rounding
+_FFT_EXACT = 2.0**40      # n bits convolved with integers below 2^b, n 2^b <= this: exact by FFT
 _INT64_LIMIT = 2**62      # C_hat x + noise, in grid steps, must stay exact in int64
 
 

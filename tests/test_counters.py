@@ -585,6 +585,23 @@ def test_sqrt_grid_query_by_fft_is_the_exact_integer_convolution(T, epsilon):
                   <= counter.grid / 2)
 
 
+def test_sqrt_fft_convolution_check_catches_an_inexact_fft(monkeypatch):
+    # The guard behind grid_query's exactness: with one limb of 40-bit coefficients against
+    # 4,096 random bits (entries near 2^50, 2^10 times the bound's 2^40) the FFT's result
+    # strays from the integers by up to 1/2 and the convolution refuses to round it; within
+    # the bound the same data comes out exact. (Beyond 2^53 every double is an integer, so
+    # the check needs the bound; it only catches a bound that fails below 2^53.)
+    from panpriv_teach import counters_baselines
+    rng = np.random.default_rng(1)
+    coefficients = rng.integers(0, 2**40, 4096)
+    bits = (rng.random(4096) < 0.5).astype(np.int64)
+    exact = np.convolve(coefficients.astype(object), bits.astype(object))[:4096]
+    assert list(counters_baselines._integer_convolution(coefficients, bits)) == list(exact)
+    monkeypatch.setattr(counters_baselines, "_FFT_EXACT", 2.0**52)   # one 40-bit limb
+    with pytest.raises(RuntimeError, match="not within 1/8 of the integers"):
+        counters_baselines._integer_convolution(coefficients, bits)
+
+
 def _flip_every_bit(counter, x, query):
     """For each step i, ||q(x) - q(x with bit i flipped)||_2^2 with the query q computed as
     the program computes it (exact integers for q = grid_query)."""

@@ -22,6 +22,7 @@ import types
 
 import numpy as np
 
+from panpriv_teach import noise
 from panpriv_teach.core import StreamAlgorithm, as_rng
 from panpriv_teach.cropped import heavy_hitters
 from panpriv_teach.mechanisms import laplace_mechanism
@@ -168,6 +169,8 @@ def _generators(obj, seen):
     elif isinstance(obj, (list, tuple, set, frozenset)):
         children = list(obj)
     elif isinstance(obj, (type, types.ModuleType, types.FunctionType, np.ndarray)):
+        return
+    elif type(obj).__module__ == noise.__name__:   # samplers take a generator per call, hold none
         return
     elif hasattr(obj, "__dict__"):
         children = list(vars(obj).values())

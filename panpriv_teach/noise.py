@@ -135,6 +135,9 @@ class DiscreteLaplace:
         self._plan = _laplace_plan(self.D, self.epsilon)
         self.bits, self.eta, self.delta = self._plan.bits, self._plan.eta, self._plan.delta
 
+    def __deepcopy__(self, memo):
+        return self   # immutable, and its tables are shared by every sampler of the same law
+
     @property
     def scale(self) -> float:
         """t = D/epsilon, in grid steps."""

@@ -71,6 +71,20 @@ def test_clones_copy_the_memory_but_not_the_coins_and_leave_the_original_alone()
     assert not np.array_equal(clone.state()["b"], other.state()["b"])   # fresh D1 draws
 
 
+def test_clones_of_the_cropped_sum_share_only_the_immutable_noise_tables():
+    """The samplers of panpriv_teach.noise hold no generator (they take one per call): a clone
+    shares their tables instead of copying them, and still draws its own output noise."""
+    a = np.random.default_rng(8).integers(0, 2, M)
+    algorithm = intruded("cropped", a, seed=9)
+    clone = clone_with_fresh_coins(algorithm, rng=10)
+    assert clone._release.integer is algorithm._release.integer          # the shared discrete Laplace plan
+    assert clone._rng is not algorithm._rng and clone.counters is not algorithm.counters
+    assert np.array_equal(clone.counters, algorithm.counters)
+    twin = copy.deepcopy(algorithm)
+    outputs = {clone_with_fresh_coins(algorithm, rng=seed).output() for seed in range(5)}
+    assert len(outputs) == 5 and algorithm.output() == twin.output()
+
+
 def test_attack_leaves_the_intruded_algorithm_unchanged():
     a = np.random.default_rng(8).integers(0, 2, M)
     algorithm = intruded("cropped", a, seed=9)

@@ -333,6 +333,9 @@ class PanPrivateDistinctCount(StableSketch):
         self._rng = rng
         self.sensitivity = (self._default_sensitivity() if sensitivity is None
                             else sensitivity)
+        if not math.isfinite(self.epsilon / (2 * self.sensitivity)):
+            raise ValueError(f"sensitivity must leave ε/(2Δ_f) a finite number (μ_ε's exponent); got "
+                             f"sensitivity={self.sensitivity!r} with epsilon={self.epsilon!r}")
         start = time.perf_counter()
         self._build_noise_table()
         self.enumeration_seconds = time.perf_counter() - start

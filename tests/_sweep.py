@@ -505,6 +505,14 @@ ALGORITHM_BADS = (
     (density.DensityEstimator, ("type", "ABCMeta"), ("StreamAlgorithm",)),
 )
 
+COST_BADS = (
+    ("L0", ("'L0'",), ("'l0'", "callable")),
+    (3, ("3",), ("'l0'", "callable")),
+    (None, ("None",), ("'l0'", "callable")),
+    (lambda c: np.ones(len(c)), ("f(0) = 0",), ("f(0) = 0",)),
+    (lambda c: -np.count_nonzero(c, axis=1), (">= 0",), (">= 0",)),
+)
+
 X_BADS = (
     (np.zeros((3, 10)), ("(3, 10)",), ("(10, 3)", "shape")),
     (np.zeros(30), ("(30,)", "shape", "dimensional"), ("2-dimensional", "dimensional")),
@@ -825,7 +833,10 @@ ENTRIES = [
                 {"universe_size": Int(2, None, practical=(2, 3)), "Z": Int(1, None, practical=(1, 2)),
                  "epsilon": EPS, "p": Real(0.0, 2.0, low_open=True),
                  "r": Int(1, None, practical=(1, 4)), "resolution": Int(1, None, optional=True, practical=(1, 8)),
-                 "max_candidates": Int(25, None, practical=(25, 10**9)), "rng": RNG}),
+                 "max_candidates": Int(25, None, practical=(25, 10**9)), "rng": RNG,
+                 "cost": Custom(COST_BADS, goods=("l0", "l1", "l2", lambda c: np.abs(c).sum(axis=1))),
+                 "sensitivity": Real(0.0, math.inf, low_open=True, high_open=True, optional=True,
+                                     practical=(None, 1e6))}),
     *_dynamic_entries("PanPrivateDistinctCount", _ppdc, 2),
     function(stable.enumeration_size, {"universe_size": 2, "Z": 1},
              {"universe_size": Int(1, None, practical=(1, 50)), "Z": Int(1, None, practical=(1, 50))}),

@@ -330,10 +330,17 @@ class DistinctCountEstimator(StreamAlgorithm):
     standard deviation about 2/(ε_level √m), from the bits, not only from the output's
     Laplace noise), and the released γ'_k is biased low given that it was chosen. Measured
     (tests): 30,000 distinct users of 2^20, ε = 0.5, α = 0.25, m = 2^16: mean relative error
-    about −0.28, of which collisions explain about −0.10. No simple correction removes (2)
-    without spending more privacy (a fresh estimate of the chosen level would need fresh
-    bits); (1) alone could be inverted (ln(1 - γ)/ln(1 - 1/|X_k|)), which the lectures do
-    not do.
+    about −0.28, of which collisions explain about −0.10. The levels' estimates are
+    independent (own representatives, bits and noise), so (2) goes away when the level read is
+    chosen by the OTHER levels: `selection="neighbour"` reads the first level k whose smaller
+    neighbour's estimate is <= 1 - (1 - α)² (a hashed density γ at size 2^i is about
+    1 - (1 - γ)² at size 2^(i-1)); the first level is still chosen by its own estimate.
+    Post-processing of the same release, so no privacy is spent. Measured (same setting,
+    600 runs): mean relative error −0.27 with Dwork's rule, −0.12 with the neighbour rule,
+    which is the collision part; at 300,000 users −0.05 and −0.02. (1) could be inverted
+    (ln(1 - γ)/ln(1 - 1/|X_k|)), but the inverse is convex and the level estimates are
+    noisy, so it overshoots (+0.12 at 3,000 users, +0.19 at 300,000 in the same runs); the
+    library does not invert.
 
     Corrections:
     - Dwork splits only the output noise ("Lap((ℓ+1)/(ε m))") over the levels. The intruder
@@ -351,9 +358,11 @@ class DistinctCountEstimator(StreamAlgorithm):
     epsilon : total budget, with ε/L <= 1/2 (Claim 4.1 at every level).
     m : representatives per level, 1 <= m <= N.
     alpha : the level-selection threshold, in (0, 1).
+    selection : "paper" (default: Dwork 2010's first level with γ'_k <= α) or "neighbour"
+        (chosen by the smaller neighbour's estimate; see Bias).
     """
 
-    def __init__(self, universe_size, epsilon, m, alpha, rng=None):
+    def __init__(self, universe_size, epsilon, m, alpha, rng=None, selection="paper"):
         self.universe_size = require_int("universe_size", universe_size, low=2, high=HASH_PRIME,
                                          note="the hash family works modulo p = 2^31 - 1")
         self.m = require_int("m", m, low=1, high=self.universe_size,
@@ -364,6 +373,10 @@ class DistinctCountEstimator(StreamAlgorithm):
         self.epsilon = require_epsilon(epsilon, high=n_levels / 2,
                                        note=f"each of the L = {n_levels} levels gets ε/L, and {CLAIM_4_1}")
         self.alpha = require_probability("alpha", alpha, note="the level-selection threshold")
+        if selection not in ("paper", "neighbour"):
+            raise ValueError(f"selection must be 'paper' (Dwork 2010's rule) or 'neighbour' (the level "
+                             f"chosen by its smaller neighbour's estimate); got {selection!r}")
+        self.selection = selection
         self._rng = as_rng(rng)
         self.epsilon_level = self.epsilon / n_levels
         if D0 + self.epsilon_level / 4 == D0:   # each level's output divides by d1 - d0
@@ -399,12 +412,18 @@ class DistinctCountEstimator(StreamAlgorithm):
             level.process(self.hash(j, stream))
 
     def output(self) -> float:
-        """γ'_k · |X_k| at the first level k with γ'_k <= α (fresh noise at every level).
+        """γ'_k · |X_k| at the first level k with γ'_k <= α, or with selection="neighbour" at
+        the first level whose smaller neighbour's estimate is <= 1 - (1 - α)² (fresh noise at
+        every level).
 
         The level estimates and the index j of the chosen level (level i0 + j) are kept in
         `last_release` (they are part of the release)."""
         gamma = np.array([level.output() for level in self.levels])
-        below = np.flatnonzero(gamma <= self.alpha)
+        if self.selection == "paper":
+            chosen = gamma <= self.alpha
+        else:
+            chosen = np.concatenate([gamma[:1] <= self.alpha, gamma[:-1] <= 1 - (1 - self.alpha) ** 2])
+        below = np.flatnonzero(chosen)
         j = int(below[0]) if below.size else len(self.levels) - 1
         self.last_release = {"gamma": gamma, "level": j}
         return float(gamma[j] * self.sizes[j])
@@ -416,7 +435,7 @@ class DistinctCountEstimator(StreamAlgorithm):
 
     def _params(self) -> dict:
         return {"universe_size": self.universe_size, "epsilon": self.epsilon, "m": self.m,
-                "alpha": self.alpha}
+                "alpha": self.alpha, **({} if self.selection == "paper" else {"selection": self.selection})}
 
 
 # ----------------------------------------------------------------------------------------

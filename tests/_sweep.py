@@ -673,7 +673,10 @@ ENTRIES = [
                 {"universe_size": 1024, "epsilon": 1.0, "m": 16, "alpha": 0.1, "rng": 0},
                 {"universe_size": Int(2, 2**31 - 1, practical=(128, 2**31 - 1)),  # ε/L <= 1/2
                  "epsilon": Real(0.0, 3.5, low_open=True),  # L = 7 levels, ε/L <= 1/2
-                 "m": Int(1, 1024, practical=(1, 128)), "alpha": PROB, "rng": RNG}),
+                 "m": Int(1, 1024, practical=(1, 128)), "alpha": PROB, "rng": RNG,
+                 "selection": Custom((("first", ("'first'",), ("'paper'", "'neighbour'")),
+                                      (None, ("None",), ("'paper'", "'neighbour'"))),
+                                     goods=("paper", "neighbour"))}),
     *_stream_entries("DistinctCountEstimator",
                      lambda: density.DistinctCountEstimator(1024, 1.0, 16, 0.1, rng=0), 1024),
     constructor(density.SkipBlanks, {"algorithm": _density()},

@@ -34,7 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["GRID_BITS", "grid_step", "grid_sensitivity", "DiscreteLaplace", "DiscreteGaussian",
-           "LaplaceNoise", "ArcNoise"]
+           "LaplaceNoise", "ArcNoise", "UNIFORM_BITS", "implemented_probability",
+           "threshold_below"]
 
 GRID_BITS = 12            # Δ and the scale are at least 2^GRID_BITS grid steps
 MAX_GRID_INTEGER = 2**53  # (R + Z) Λ is exact in float64 while |R + Z| <= 2^53
@@ -617,3 +618,77 @@ def _arc_threshold(size: int, arc: int, epsilon: float) -> int:
                          f"{size} points (the arc's mass is a multiple of 2^-64); got "
                          f"epsilon={epsilon!r}")
     return threshold
+
+
+# ----------------------------------------------------------------------------------------
+# Bernoulli draws `rng.random() < p` in floating point
+# ----------------------------------------------------------------------------------------
+
+UNIFORM_BITS = 53   # numpy's Generator.random() is k 2^-53, k uniform in {0, ..., 2^53 - 1}
+
+
+def _unit_fraction(name: str, p) -> Fraction:
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, Fraction, np.integer,
+                                                             np.floating)):
+        raise TypeError(f"{name} must be a real number in [0, 1]; got {type(p).__name__} {p!r}")
+    if isinstance(p, (float, np.floating)) and not math.isfinite(p):
+        raise ValueError(f"{name} must be a real number in [0, 1]; got {p!r}")
+    value = Fraction(p)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a real number in [0, 1]; got {p!r}")
+    return value
+
+
+def _uniform_bits(bits) -> int:
+    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (int, np.integer)):
+        raise TypeError(f"bits must be an integer in [1, {UNIFORM_BITS}]; got "
+                        f"{type(bits).__name__} {bits!r}")
+    if not 1 <= bits <= UNIFORM_BITS:
+        raise ValueError(f"bits must be an integer in [1, {UNIFORM_BITS}] (the uniform's "
+                         f"resolution 2^-bits); got {bits!r}")
+    return int(bits)
+
+
+def implemented_probability(p, bits=UNIFORM_BITS) -> Fraction:
+    """The exact probability that `rng.random() < p` is true, for a numpy Generator `rng`.
+
+    numpy's `Generator.random()` (float64) returns (w >> 11) * 2^-53 for a uniform 64-bit
+    word w of its bit generator (numpy/random/_common.pxd, `uint64_to_double`; MT19937
+    combines 27 + 26 bits to the same effect): k 2^-53 with k uniform in {0, ..., 2^53 - 1},
+    every product exact. So `rng.random() < p` holds for the ceil(p 2^53) integers k < p 2^53,
+    with probability ceil(p 2^53)/2^53: p itself when p is a multiple of 2^-53 (every double
+    in [1/2, 1] is), otherwise p rounded UP to the next multiple, by less than 2^-53. The
+    same holds for each entry of `rng.random(size) < p` (p scalar or array).
+
+    A Bernoulli(p) drawn this way can thus be off by up to 2^-53 in each outcome: a relative
+    error 2^-53/min(p, 1 - p) in a privacy ratio, and a positive probability 2^-53 for p as
+    small as 1e-300. `threshold_below` rounds the other way.
+
+    Parameters
+    ----------
+    p : a real number in [0, 1] (float, int or Fraction; a Fraction is taken exactly).
+    bits : the uniform's resolution: a uniform on the multiples of 2^-bits in [0, 1) in place
+        of numpy's 53 (for checking the formula by enumeration on a small grid).
+    """
+    p, bits = _unit_fraction("p", p), _uniform_bits(bits)
+    scaled = p * 2**bits
+    return Fraction(-(-scaled.numerator // scaled.denominator), 2**bits)
+
+
+def threshold_below(p, bits=UNIFORM_BITS) -> float:
+    """The largest float t with P(rng.random() < t) <= p: t = floor(p 2^53)/2^53 (a double),
+    and then P(rng.random() < t) = t exactly (`implemented_probability`).
+
+    Comparing with t rather than with the float nearest p rounds the event's probability DOWN,
+    by less than 2^-53, and the complement's up: the private direction when the event is the
+    likelier outcome of a randomized response (the rarer outcome never becomes impossible
+    unless p = 1). The draws differ from `rng.random() < float(p)` only when the uniform lands
+    in [t, float(p)): probability below 2^-52 per draw.
+
+    Parameters
+    ----------
+    p : a real number in [0, 1]; give a Fraction to have it taken exactly (e.g. (1 + b)/2).
+    bits : the uniform's resolution 2^-bits, as in `implemented_probability`.
+    """
+    p, bits = _unit_fraction("p", p), _uniform_bits(bits)
+    return float(Fraction(math.floor(p * 2**bits), 2**bits))

@@ -16,7 +16,8 @@ from panpriv_teach.mechanisms import (analytic_gaussian_sigma, classic_gaussian_
                                       gaussian_delta, gaussian_guarantee, gaussian_mechanism,
                                       laplace_guarantee, laplace_mechanism,
                                       laplace_mechanism_unsafe)
-from panpriv_teach.noise import ArcNoise, DiscreteGaussian, DiscreteLaplace, LaplaceNoise
+from panpriv_teach.noise import (UNIFORM_BITS, ArcNoise, DiscreteGaussian, DiscreteLaplace,
+                                 LaplaceNoise, implemented_probability, threshold_below)
 
 
 # ----------------------------------------------------------------------------- the attack
@@ -246,3 +247,64 @@ def test_release_exact_equals_release_for_values_a_float_holds():
         != noise.release_exact(huge - 2**30, -40, np.random.default_rng(9))
     with pytest.raises(ValueError, match="must be at most"):
         noise.release_exact(2**200, 0, np.random.default_rng(9))
+
+
+# ------------------------------------------------------------------ rng.random() < p, exactly
+
+def test_numpy_random_is_a_53_bit_integer_times_2_to_the_minus_53():
+    # the premise of implemented_probability: Generator.random() = (w >> 11) 2^-53 for the
+    # bit generator's 64-bit words w (PCG64, numpy's default, and MT19937 give k 2^-53)
+    words = np.random.PCG64(11).random_raw(10_000)
+    u = np.random.Generator(np.random.PCG64(11)).random(10_000)
+    assert np.array_equal(u, (words >> np.uint64(11)).astype(np.float64) * 2.0**-53)
+    assert UNIFORM_BITS == 53
+    for bit_generator in (np.random.PCG64(3), np.random.MT19937(3)):
+        k = np.random.Generator(bit_generator).random(10_000) * 2.0**53
+        assert np.array_equal(k, np.floor(k)) and k.min() >= 0 and k.max() < 2.0**53
+
+
+def test_implemented_probability_exact_values():
+    assert implemented_probability(0.5) == Fraction(1, 2)
+    assert implemented_probability(1.0) == 1 and implemented_probability(0.0) == 0
+    assert implemented_probability(2.0**-60) == Fraction(1, 2**53)     # never impossible
+    assert implemented_probability(5e-324) == Fraction(1, 2**53)
+    third = implemented_probability(1 / 3)                              # 1/3 rounds up
+    assert third == Fraction(math.ceil(Fraction(1 / 3) * 2**53), 2**53) > Fraction(1 / 3)
+    assert third - Fraction(1 / 3) < Fraction(1, 2**53)
+    assert implemented_probability(Fraction(1, 3)) == third             # Fractions exactly
+    assert implemented_probability(math.nextafter(1.0, 0)) == 1 - Fraction(1, 2**53)
+
+
+def test_implemented_probability_counts_the_uniforms_below_p_on_an_8_bit_grid():
+    # by the definition: a uniform on {k / 256}; count the k with k/256 < p, for every
+    # multiple of 2^-10 in [0, 1] and 200 random doubles (off the grid)
+    ps = [i / 1024 for i in range(1025)] + list(np.random.default_rng(5).random(200))
+    for p in ps:
+        count = sum(k / 256 < p for k in range(256))
+        assert implemented_probability(p, bits=8) == Fraction(count, 256), p
+        t = threshold_below(p, bits=8)
+        assert implemented_probability(t, bits=8) <= Fraction(p)
+        assert t == 1.0 or implemented_probability(t + 1 / 256, bits=8) > Fraction(p)
+
+
+def test_threshold_below_rounds_down_to_the_uniform_grid():
+    for p in (Fraction(1, 3), 0.7, 1 / 3, Fraction(2, 3) + Fraction(1, 10**30), 2.0**-60):
+        t = threshold_below(p)
+        assert implemented_probability(t) == Fraction(t) <= Fraction(p)
+        assert Fraction(p) < Fraction(t) + Fraction(1, 2**53)
+    assert threshold_below(1.0) == 1.0 and threshold_below(0.0) == 0.0
+    assert threshold_below(2.0**-60) == 0.0
+    assert threshold_below(0.75) == 0.75                       # already on the grid
+
+
+@pytest.mark.parametrize("bad, error", [(1.5, ValueError), (-1e-9, ValueError),
+                                        (math.nan, ValueError), (math.inf, ValueError),
+                                        ("0.5", TypeError), (True, TypeError), (None, TypeError)])
+def test_implemented_probability_rejects_non_probabilities_by_name(bad, error):
+    for f in (implemented_probability, threshold_below):
+        with pytest.raises(error, match=r"p must be a real number in \[0, 1\]"):
+            f(bad)
+    with pytest.raises(ValueError, match=r"bits must be an integer in \[1, 53\]"):
+        implemented_probability(0.5, bits=54)
+    with pytest.raises(TypeError, match="bits must be an integer"):
+        threshold_below(0.5, bits=8.0)

@@ -17,8 +17,9 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.core import as_rng
-from panpriv_teach.noise import (DiscreteGaussian, DiscreteLaplace, LaplaceNoise, grid_sensitivity,
-                                 grid_step)
+from panpriv_teach.noise import (DiscreteGaussian, DiscreteLaplace, LaplaceNoise, _exp_lower,
+                                 grid_sensitivity, grid_step, implemented_probability,
+                                 threshold_below)
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -26,7 +27,8 @@ __all__ = ["laplace_mechanism", "laplace_mechanism_unsafe", "laplace_guarantee",
            "gaussian_mechanism", "analytic_gaussian_sigma", "classic_gaussian_sigma",
            "gaussian_guarantee", "geometric_mechanism", "sample_discrete_laplace_exact",
            "discrete_laplace_pmf", "exponential_mechanism",
-           "exponential_mechanism_probabilities", "RandomizedResponse", "warner_response",
+           "exponential_mechanism_probabilities", "exponential_mechanism_implemented_law",
+           "RandomizedResponse", "warner_response",
            "warner_estimate", "warner_epsilon"]
 
 
@@ -419,6 +421,22 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotone=F
     return weights / weights.sum()
 
 
+def exponential_mechanism_implemented_law(scores, sensitivity, epsilon, monotone=False) -> list:
+    """The exact output law of `exponential_mechanism` as the floating-point program draws it:
+    a list of Fractions, in the order of `scores`.
+
+    numpy's `Generator.choice(k, p=probabilities)` takes the float cumulative sums
+    c_i = p_0 + ... + p_i, divides them by c_{k-1}, and returns the number of c_i <= u for
+    one uniform u = `rng.random()` (inverse cdf; numpy/random/_generator.pyx, checked
+    against the draws in the tests). As u is a multiple of 2^-53, P(output = i) =
+    I(c_i) - I(c_{i-1}), I = `noise.implemented_probability` (c_{-1} = 0).
+    """
+    cdf = np.cumsum(exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotone))
+    cdf /= cdf[-1]
+    below = [Fraction(0)] + [implemented_probability(c) for c in cdf]
+    return [b - a for a, b in zip(below, below[1:])]
+
+
 def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, monotone=False):
     """Release one candidate r with probability ∝ exp(epsilon q(r) / (2 Δ)) (McSherry–Talwar).
 
@@ -435,6 +453,14 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
     utilities: in general the numerator and the normaliser can each move by e^epsilon,
     giving 2 epsilon, as Mir et al. 2011, Thm 2 states (exp(epsilon q) is 2 epsilon Δq-DP).
     Hence the 2Δ here, and Dwork 2011's formula is `monotone=True`.
+    In floating point: the draw is numpy's inverse-cdf `choice` on one uniform multiple of
+    2^-53 (exact law: `exponential_mechanism_implemented_law`). Each outcome's probability is
+    off by a few multiples of 2^-53, so ratios between outcomes of probability above 2^-40
+    stay within e^epsilon (1 + 2^-30) (tests compute them exactly), but an outcome whose
+    probability is near 2^-53 or below can be possible on one input and impossible on its
+    neighbour: the program is (epsilon, delta)-DP with delta of order k 2^-52, not pure
+    epsilon-DP. An exact sampler (as `geometric_mechanism(exact=True)` is for the discrete
+    Laplace) would be needed for a pure guarantee.
     """
     probabilities = exponential_mechanism_probabilities(scores, sensitivity, epsilon,
                                                         monotone)
@@ -475,16 +501,29 @@ class RandomizedResponse:
     Dwork 2011's "expected error sqrt(2)/ln 3" for the Laplace mechanism is likewise its standard
     deviation (E|Lap(1/epsilon)| = 1/epsilon).
     Vectorised: `randomize` and `estimate` work on arrays of any shape (last axis = parties).
+    In floating point: N_i = 1 when numpy's uniform (a multiple of 2^-53) is below
+    t = (1 + bias)/2 rounded DOWN to a multiple of 2^-53 (`noise.threshold_below`), so
+    P(N_i = 1) = t exactly and the privacy is exactly `implemented_epsilon` = ln(t/(1 - t))
+    <= ln((1 + bias)/(1 - bias)) = `epsilon` (rounding to nearest instead made it infinite at
+    bias = 1 - 2^-53, where (1 + bias)/2 rounds to 1); at most 2^-51/(1 - bias) under it.
     """
 
     def __init__(self, bias):
         self.bias = _invertible("bias", require_real(
             "bias", bias, low=0.0, high=1.0, low_open=True, high_open=True,
             note="Dwork–Roth notes, §1: N_i = 1 with probability (1 + bias)/2"))
+        self._threshold = threshold_below((1 + Fraction(self.bias)) / 2)   # P(N_i = 1)
 
     @classmethod
     def from_epsilon(cls, epsilon):
-        """The RR whose privacy is exactly `epsilon`: bias = tanh(epsilon/2)."""
+        """The RR whose privacy is `epsilon`: bias = tanh(epsilon/2).
+
+        In floating point: tanh(epsilon/2) is rounded, and near 1 its rounding moves
+        (1 + bias)/(1 - bias) by a relative 2^-53/(1 - bias) (+4.4 % at epsilon = 36), so the
+        bias is stepped down by ulps until `implemented_epsilon` <= epsilon, checked
+        exactly against a rational lower bound of e^epsilon: the privacy is at most epsilon
+        and, for epsilon <= 20, within 4e-8 of it (tests check a range of epsilon).
+        """
         bias = math.tanh(require_epsilon(epsilon) / 2)
         if bias <= 0.0:
             raise ValueError(f"epsilon must be at least about 1e-307 (the bias tanh(epsilon/2) "
@@ -492,15 +531,31 @@ class RandomizedResponse:
         if bias >= 1.0:
             raise ValueError(f"epsilon must be below about 38 (the bias tanh(epsilon/2) rounds "
                              f"to 1 in floating point: RR would report the truth); got {epsilon!r}")
-        return cls(bias)
+        rr, bound = cls(bias), _exp_lower(epsilon)
+        while rr.implemented_ratio > bound:
+            rr = cls(math.nextafter(rr.bias, 0.0))
+        return rr
 
     @property
     def epsilon(self) -> float:
         """The privacy RR really yields: ln((1 + bias)/(1 - bias))."""
         return math.log1p(self.bias) - math.log1p(-self.bias)
 
+    @property
+    def implemented_ratio(self) -> Fraction:
+        """t/(1 - t), t = P(N_i = 1) of the floating-point program: the exact largest ratio
+        P(M_i = m | x)/P(M_i = m | x') over reports m and bits x, x'."""
+        return Fraction(self._threshold) / (1 - Fraction(self._threshold))
+
+    @property
+    def implemented_epsilon(self) -> float:
+        """The privacy the code really has: ln of `implemented_ratio`, computed exactly and
+        rounded once (<= `epsilon` up to that rounding)."""
+        return math.log(self.implemented_ratio)
+
     def report_distribution(self, bit) -> dict:
-        """The exact law of M_i for x_i = `bit`: {-1: P(M_i = -1), 1: P(M_i = 1)}."""
+        """The law of M_i for x_i = `bit`: {-1: P(M_i = -1), 1: P(M_i = 1)}, from (1 + bias)/2
+        (the code's P(N_i = 1) is that rounded down to a multiple of 2^-53, see the class)."""
         bit = require_int("bit", bit, low=0, high=1)
         p_one = (1 + self.bias) / 2 if bit == 0 else (1 - self.bias) / 2
         return {-1: 1 - p_one, 1: p_one}
@@ -511,13 +566,13 @@ class RandomizedResponse:
         vectorised version (one independent N_i per party, so the laws agree)."""
         bit = require_int("bit", bit, low=0, high=1)
         rng = as_rng(rng)
-        n_i = 1 if rng.random() < (1 + self.bias) / 2 else -1
+        n_i = 1 if rng.random() < self._threshold else -1
         return n_i * (-1) ** bit
 
     def randomize(self, bits, rng=None) -> np.ndarray:
         """The reports M_i = N_i (-1)^{x_i} (int array of ±1, the shape of `bits`; any shape)."""
         bits = require_array("bits", bits, allowed={0, 1}, nonempty=True)
-        noise = np.where(as_rng(rng).random(bits.shape) < (1 + self.bias) / 2, 1, -1)
+        noise = np.where(as_rng(rng).random(bits.shape) < self._threshold, 1, -1)
         return (noise * (1 - 2 * bits)).astype(np.int64)
 
     def estimate(self, reports):
@@ -573,6 +628,10 @@ def warner_response(bits, rng=None, truth_probability=0.5) -> np.ndarray:
     Accuracy: see `warner_estimate`: unbiased, error Theta(sqrt(n)) (Dwork 2011).
     It is `RandomizedResponse(bias=p)` with the report r in {0, 1} in place of M = 1 - 2r:
     P(r = x) = (1 + p)/2 = P(N = 1).
+    In floating point: the first coin is `rng.random() < p`, true with probability
+    p' = `noise.implemented_probability(p)` (p itself for p >= 1/2, else p rounded up by less
+    than 2^-53) and the second is an exact fair coin (`rng.integers`), so the privacy is exactly
+    ln((1 + p')/(1 - p')): `epsilon` for p >= 1/2, at most 2^-51 above it below (tests compute it).
     """
     p = require_probability("truth_probability", truth_probability)
     bits = require_array("bits", bits, allowed={0, 1}, nonempty=True)

@@ -23,8 +23,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from panpriv_teach import (composition, continual, counters, counters_baselines, cropped,
-                           density, mechanisms, local, ppcum, sketches, stable, strawmen,
-                           streams)
+                           density, mechanisms, local, noise, ppcum, sketches, stable,
+                           strawmen, streams)
 
 # ------------------------------------------------------------------------------ values
 
@@ -585,6 +585,14 @@ ENTRIES = [
              {"scores": [0.0, 1.0, 2.0], "sensitivity": 1.0, "epsilon": 1.0},
              {"scores": RealArray(base=(0.0, 1.0, 2.0), ndim=1, empty_ok=False),
               "sensitivity": POSITIVE, "epsilon": EPS}),
+    function(mechanisms.exponential_mechanism_implemented_law,
+             {"scores": [0.0, 1.0, 2.0], "sensitivity": 1.0, "epsilon": 1.0},
+             {"scores": RealArray(base=(0.0, 1.0, 2.0), ndim=1, empty_ok=False),
+              "sensitivity": POSITIVE, "epsilon": EPS}),
+    function(noise.implemented_probability, {"p": 0.5, "bits": 53},
+             {"p": Real(0.0, 1.0), "bits": Int(1, 53)}),
+    function(noise.threshold_below, {"p": 0.5, "bits": 53},
+             {"p": Real(0.0, 1.0), "bits": Int(1, 53)}),
     constructor(mechanisms.RandomizedResponse, {"bias": 0.5}, {"bias": PROB}),
     function(mechanisms.RandomizedResponse.from_epsilon, {"epsilon": 1.0},
              {"epsilon": Real(0.0, math.inf, low_open=True, high_open=True, practical=(None, 30.0))},

@@ -13,10 +13,12 @@ from scipy import stats
 
 from panpriv_teach.mechanisms import (RandomizedResponse, discrete_laplace_pmf,
                                       exponential_mechanism,
+                                      exponential_mechanism_implemented_law,
                                       exponential_mechanism_probabilities,
                                       geometric_mechanism, laplace_mechanism,
                                       sample_discrete_laplace_exact, warner_epsilon,
                                       warner_estimate, warner_response)
+from panpriv_teach.noise import implemented_probability
 
 P_MIN = 1e-6  # goodness-of-fit tests fail a correct sampler with probability 1e-6
 
@@ -496,3 +498,105 @@ def test_same_seed_same_output_and_no_global_state():
     warner_response([0, 1], rng=1)
     exponential_mechanism(["a", "b"], [1, 2], 1, 1, rng=1)
     assert np.random.random() == before  # the global stream was not advanced
+
+
+# ------------------------------------------------------------------ in floating point
+
+BIASES = [2.0**-60, 1e-9, 0.1, 0.2, 1 / 3, 0.5, 0.7, 0.99, 1 - 2.0**-40,
+          1 - 5 * 2.0**-53, 1 - 3 * 2.0**-53, 1 - 2.0**-53]
+
+
+@pytest.mark.parametrize("bias", BIASES)
+def test_rr_implemented_privacy_is_at_most_the_nominal_one_exactly(bias):
+    # the code's P(N_i = 1) is its threshold t (a multiple of 2^-53: implemented_probability
+    # leaves it as is), and its ratio t/(1 - t) never exceeds (1 + bias)/(1 - bias), even
+    # at bias = 1 - 2^-53, where rounding (1 + bias)/2 to nearest gave t = 1 and ε = ∞
+    rr = RandomizedResponse(bias)
+    t = Fraction(rr._threshold)
+    assert implemented_probability(rr._threshold) == t
+    b = Fraction(bias)
+    assert rr.implemented_ratio == t / (1 - t) <= (1 + b) / (1 - b)
+    assert rr.implemented_epsilon <= rr.epsilon + 1e-15 * rr.epsilon
+    assert rr.epsilon - rr.implemented_epsilon <= 2.0**-51 / (1 - bias) + 1e-15 * rr.epsilon
+
+
+def test_rr_draws_compare_numpy_uniforms_with_the_analysed_threshold():
+    for bias in (0.3, 1 - 2.0**-53):
+        rr = RandomizedResponse(bias)
+        u = np.random.default_rng(4).random(1000)
+        assert np.array_equal(rr.randomize(np.zeros(1000, dtype=int), rng=4),
+                              np.where(u < rr._threshold, 1, -1))
+        assert rr.report(0, rng=4) == (1 if u[0] < rr._threshold else -1)
+    assert RandomizedResponse(1 - 2.0**-53).implemented_ratio == 2**53 - 1   # finite
+
+
+@pytest.mark.parametrize("epsilon", [1e-9, 0.1, 0.5, 1.0, math.log(3), 2.0, 5.0, 10.0, 20.0,
+                                     30.0, 36.0, 37.0])
+def test_rr_from_epsilon_is_at_most_epsilon_in_floating_point(epsilon):
+    # before the step-down, epsilon = 36 gave an implemented privacy of 36.044
+    rr = RandomizedResponse.from_epsilon(epsilon)
+    assert rr.implemented_ratio <= Fraction(math.exp(epsilon)) * (1 + Fraction(1, 2**51))
+    assert rr.implemented_epsilon <= epsilon * (1 + 2.0**-50)
+    assert epsilon - rr.implemented_epsilon <= 2.0**-51 * (math.exp(epsilon) + 1)
+
+
+@pytest.mark.parametrize("p", [1e-300, 2.0**-60, 0.1, 1 / 3, 0.5, 0.75, 0.9, 1 - 2.0**-53])
+def test_warner_implemented_privacy_is_within_2_to_the_minus_51_of_warner_epsilon(p):
+    # truthful = rng.random() < p has probability p' = implemented_probability(p); the coin is
+    # rng.integers (exact), so P(r = x) = (1 + p')/2 and the privacy is ln((1 + p')/(1 - p'))
+    exact, nominal = implemented_probability(p), Fraction(p)
+    implemented = (1 + exact) / (1 - exact)
+    assert implemented >= (1 + nominal) / (1 - nominal)
+    assert implemented <= (1 + nominal) / (1 - nominal) * (1 + Fraction(1, 2**51))
+    if p >= 0.5:
+        assert exact == nominal
+    assert math.log(implemented) - warner_epsilon(p) <= 2.0**-51 + 1e-15 * warner_epsilon(p)
+    truthful = np.random.default_rng(2).random(500) < p
+    reports = warner_response(np.ones(500, dtype=int), rng=2, truth_probability=p)
+    assert np.all(reports[truthful] == 1)          # the analysed comparison is the code's
+
+
+def test_exponential_mechanism_implemented_law_is_what_choice_draws():
+    # the output is the first i with u < c_i, u = rng.random(): check against the seed's u
+    scores = [3.0, 1.0, -2.0, 0.5, 2.5]
+    law = exponential_mechanism_implemented_law(scores, 1.0, 1.0)
+    assert sum(law) == 1
+    cumulative = np.cumsum(np.array(law, dtype=object))
+    for seed in range(300):
+        u = Fraction(np.random.default_rng(seed).random())
+        expected = int(np.argmax([u < c for c in cumulative]))
+        assert exponential_mechanism(range(5), scores, 1.0, 1.0, rng=seed) == expected
+    nominal = exponential_mechanism_probabilities(scores, 1.0, 1.0)
+    assert max(abs(float(a) - b) for a, b in zip(law, nominal)) <= 2 * 2.0**-53
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 5.0, 20.0])
+@pytest.mark.parametrize("monotone", [False, True])
+def test_exponential_mechanism_implemented_ratios_stay_within_e_epsilon(epsilon, monotone):
+    # neighbours moving every score by the full sensitivity, in both directions (monotone:
+    # some up by 1, the others unmoved), 50 random instances; outcomes of probability
+    # >= 2^-40 on both sides
+    rng = np.random.default_rng(3)
+    worst = -math.inf
+    for _ in range(50):
+        k = int(rng.integers(2, 40))
+        scores = rng.normal(0, 8 / epsilon, k)
+        shift = rng.integers(0, 2, k) if monotone else rng.choice([-1.0, 1.0], k)
+        a = exponential_mechanism_implemented_law(scores, 1.0, epsilon, monotone)
+        b = exponential_mechanism_implemented_law(scores + shift, 1.0, epsilon, monotone)
+        assert sum(abs(x - float(y)) for x, y in
+                   zip(a, exponential_mechanism_probabilities(scores, 1.0, epsilon, monotone))) \
+            <= k * 2.0**-52
+        for x, y in zip(a, b):
+            if min(x, y) >= Fraction(1, 2**40):
+                worst = max(worst, abs(math.log(x / y)))
+    assert worst <= epsilon * (1 + 2.0**-30)
+    assert worst >= 0.5 * epsilon        # the neighbours do move the law
+
+
+def test_exponential_mechanism_is_not_pure_dp_at_probabilities_near_2_to_the_minus_53():
+    # documented limitation: candidate 1's probability e^-37 (about 2^-53.4) rounds to 0,
+    # while at its neighbour's e^-36.5 it is 2^-53; the real-number ratio is e^(1/2)
+    far = exponential_mechanism_implemented_law([0.0, -74.0], 1.0, 1.0)
+    near = exponential_mechanism_implemented_law([0.0, -73.0], 1.0, 1.0)
+    assert far[1] == 0 and near[1] == Fraction(1, 2**53)

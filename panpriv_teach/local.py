@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from panpriv_teach.audit import exact_epsilon
 from panpriv_teach.core import as_rng
 from panpriv_teach.mechanisms import warner_response
+from panpriv_teach.noise import _exp_lower, threshold_below
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability)
 
@@ -116,6 +118,8 @@ def warner_and_epsilon(truth_probability=0.5, bits=2, release="and") -> float:
 
     Fair coins and two bits (Dwork 2011): ln 9 for both, against ln 3 for one bit. In general
     m ln((1 + p)/(1 - p)): the AND attains the composition bound at the rows 0...0 and 1...1.
+    This is the real-number protocol; in floating point each coin is off by less than 2^-53
+    (`warner_response`) and the ε by at most m 2^-51 (p >= 1/2: not at all).
     """
     bits = require_int("bits", bits, low=1, high=MAX_UNARY_ENUMERATION)
     if release not in ("and", "row"):
@@ -134,6 +138,19 @@ def _values(values, k, name="values"):
         raise ValueError(f"each entry of {name} must be an integer in [0, {k - 1}] (the domain "
                          f"has k = {k} values); got {bad.item()!r}")
     return values
+
+
+def _private_threshold(epsilon, others):
+    """The draw threshold t of the likelier report, on the 2^-53 grid of numpy's uniform
+    (`noise.threshold_below`), with t others/(1 - t) <= e^epsilon checked in fractions
+    against a rational lower bound of e^epsilon (exp capped at e^700, which is private)."""
+    weight = _exp_lower(min(epsilon, 700.0))
+    return threshold_below(weight / (weight + others))
+
+
+def _log_ratio(ratio: Fraction) -> float:
+    """|ln ratio| for a positive Fraction (rounded once)."""
+    return abs(math.log(ratio))
 
 
 def _require_signal(p, q, epsilon):
@@ -155,6 +172,12 @@ class DirectEncoding:
     unbiased, with variance (c_v p(1 - p) + (n - c_v) q(1 - q))/(p - q)^2 for c_v holders of
     v (`std`); about n (e^ε + k - 2)/(e^ε - 1)^2 for rare values: it grows with k.
     For k = 2 it is `RandomizedResponse(bias=tanh(ε/2))` (p = (1 + bias)/2).
+    In floating point: a party keeps its value when numpy's uniform (a multiple of 2^-53) is
+    below t, p rounded DOWN onto that grid with t(k - 1)/(1 - t) <= e^ε checked exactly, and
+    otherwise draws an exactly uniform other value (`rng.integers`), so the privacy is exactly
+    `implemented_epsilon` = ln(t(k - 1)/(1 - t)) <= ε. (Comparing with p itself gave up to
+    ε + 0.51, and ε = ∞ from ε ≈ 36.7 for k = 2, 43.7 for k = 1000, where p rounds to 1.)
+    `p`, `q` and the estimates keep the real-number law, off by less than 2^-52.
     Sources: the one-bit protocols of Dwork 2011 and Dwork–Roth notes, §1, generalised; "direct encoding" in Wang,
     Blocki, Li and Jha (USENIX Security 2017), after Warner 1965.
     """
@@ -166,6 +189,13 @@ class DirectEncoding:
         self.p = weight / (weight + self.k - 1)   # P(report = v | value v)
         self.q = 1.0 / (weight + self.k - 1)      # P(report = u | value v), u != v
         _require_signal(self.p, self.q, epsilon)
+        self._keep = _private_threshold(self.epsilon, self.k - 1)   # P(keep), exactly
+
+    @property
+    def implemented_epsilon(self) -> float:
+        """The privacy the code really has: |ln(t(k - 1)/(1 - t))|, t = P(keep) exactly."""
+        t = Fraction(self._keep)
+        return _log_ratio(t * (self.k - 1) / (1 - t))
 
     def report_distribution(self, value) -> np.ndarray:
         """The exact law of one report for `value`: an array over 0..k-1."""
@@ -178,7 +208,7 @@ class DirectEncoding:
         """One party's report, step by step (slow; `randomize` is the vectorised version)."""
         value = require_int("value", value, low=0, high=self.k - 1)
         rng = as_rng(rng)
-        if rng.random() < self.p:
+        if rng.random() < self._keep:
             return value
         others = [u for u in range(self.k) if u != value]
         return int(others[rng.integers(self.k - 1)])
@@ -191,7 +221,7 @@ class DirectEncoding:
         """
         values = _values(values, self.k)
         rng = as_rng(rng)
-        keep = rng.random(values.shape) < self.p
+        keep = rng.random(values.shape) < self._keep
         other = rng.integers(0, self.k - 1, size=values.shape)
         other += other >= values
         return np.where(keep, values, other).astype(np.int64)
@@ -236,6 +266,12 @@ class UnaryEncoding:
     is unbiased with variance n p q/(p - q)^2 = n e^(ε/2)/(e^(ε/2) - 1)^2 whatever the data
     and whatever k (`std`): better than `DirectEncoding` (for rare values) exactly when
     k > e^(3ε/2) + e^ε + e^(ε/2) + 2 (equate the two variances; 5 as ε -> 0).
+    In floating point: bit j is 1 when numpy's uniform (a multiple of 2^-53) is below t_p (j
+    the value) or t_q (otherwise): t_p is p rounded DOWN onto that grid with t_p/(1 - t_p) <=
+    e^(ε/2) checked exactly, and t_q = 1 - t_p, so the privacy is exactly
+    `implemented_epsilon` = 2 ln(t_p/(1 - t_p)) <= ε. (Comparing with p and q gave up to
+    ε + 0.44, and ε = ∞ from ε ≈ 74, where p rounds to 1.) `p`, `q` and the estimates keep
+    the real-number law, off by less than 2^-52.
     Sources: the randomized response of Dwork 2011 and Dwork–Roth notes, §1, once per value; "symmetric unary
     encoding" in Wang, Blocki, Li and Jha (USENIX Security 2017), which is the one-time basic
     RAPPOR of Erlingsson, Pihur and Korolova (CCS 2014).
@@ -248,6 +284,16 @@ class UnaryEncoding:
         self.p = (1 + self.bias) / 2              # P(report 1 | bit 1): the bit kept
         self.q = (1 - self.bias) / 2              # P(report 1 | bit 0): the bit flipped
         _require_signal(self.p, self.q, epsilon)
+        self._one = _private_threshold(self.epsilon / 2, 1)   # P(report 1 | bit 1), exactly
+        self._flip = 1 - self._one                            # P(report 1 | bit 0), exactly
+
+    @property
+    def implemented_epsilon(self) -> float:
+        """The privacy the code really has: ln(t_p (1 - t_q)/((1 - t_p) t_q)), the largest
+        ratio over reports of two values (whose one-hot vectors differ in two bits), with
+        t_p = P(report 1 | bit 1) and t_q = P(report 1 | bit 0) exactly."""
+        t_p, t_q = Fraction(self._one), Fraction(self._flip)
+        return _log_ratio(t_p * (1 - t_q) / ((1 - t_p) * t_q))
 
     def report_distribution(self, value) -> dict:
         """The exact law of one report for `value`: {bit tuple of length k: probability}
@@ -264,14 +310,14 @@ class UnaryEncoding:
         """One party's report, bit by bit (slow; `randomize` is the vectorised version)."""
         value = require_int("value", value, low=0, high=self.k - 1)
         rng = as_rng(rng)
-        return np.array([int(rng.random() < (self.p if j == value else self.q))
+        return np.array([int(rng.random() < (self._one if j == value else self._flip))
                          for j in range(self.k)], dtype=np.int64)
 
     def randomize(self, values, rng=None) -> np.ndarray:
         """The reports of parties holding `values` (ints in 0..k-1, any shape): 0/1 ints of
         shape values.shape + (k,), bit j = 1 with probability p if j is the value, else q."""
         values = _values(values, self.k)
-        one = np.where(values[..., None] == np.arange(self.k), self.p, self.q)
+        one = np.where(values[..., None] == np.arange(self.k), self._one, self._flip)
         return (as_rng(rng).random(one.shape) < one).astype(np.int64)
 
     def estimate(self, reports) -> np.ndarray:
@@ -306,6 +352,9 @@ class OptimizedUnaryEncoding(UnaryEncoding):
     estimated FREQUENCY c/n (divide by n^2). Smaller than symmetric unary encoding's
     n e^(ε/2)/(e^(ε/2) - 1)^2 for every ε > 0 (Wang et al. choose p, q to minimise it), and
     smaller than `DirectEncoding`'s for rare values when k > 3e^ε + 2.
+    In floating point: t_p = 1/2 is on numpy's 2^-53 grid, and t_q is q rounded UP onto it with
+    (1 - t_q)/t_q <= e^ε checked exactly, so `implemented_epsilon` <= ε (for ε above about
+    36.7, t_q = 2^-53 and the privacy is ln(2^53 - 1), below ε).
     """
 
     def __init__(self, k, epsilon):
@@ -314,3 +363,5 @@ class OptimizedUnaryEncoding(UnaryEncoding):
         self.p = 0.5                                          # P(report 1 | bit 1)
         self.q = 1.0 / (math.exp(min(self.epsilon, 700.0)) + 1)   # P(report 1 | bit 0)
         _require_signal(self.p, self.q, epsilon)
+        self._one = 0.5
+        self._flip = 1 - _private_threshold(self.epsilon, 1)      # q rounded up, exactly

@@ -6,6 +6,7 @@ probability (6 standard errors: two-sided normal tail 2e-9; chi-square p-value t
 """
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from panpriv_teach.local import (DirectEncoding, OptimizedUnaryEncoding, UnaryEn
                                  warner_and_distribution, warner_and_epsilon,
                                  warner_pair_distribution)
 from panpriv_teach.mechanisms import RandomizedResponse, warner_epsilon
+from panpriv_teach.noise import implemented_probability
 
 P_MIN = 1e-6
 LN3, LN9 = math.log(3), math.log(9)
@@ -343,3 +345,73 @@ def test_no_global_random_state_is_touched():
     UnaryEncoding(3, 1.0).randomize([0, 1, 2], rng=0)
     warner_and([[1, 1]], rng=0)
     assert np.random.random() == before
+
+
+# ------------------------------------------------------------------ in floating point
+
+EPSILONS = [1e-9, 1e-3, 0.1, 1.0, math.log(3), 5.0, 20.0, 36.74, 40.0, 50.0, 80.0, 700.0, 1e4]
+
+
+@pytest.mark.parametrize("k", [2, 3, 10, 1000])
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_direct_encoding_implemented_privacy_is_at_most_epsilon(k, epsilon):
+    # P(keep) is the threshold t itself (on the 2^-53 grid); each other value (1 - t)/(k - 1)
+    de = DirectEncoding(k, epsilon)
+    t = Fraction(de._keep)
+    assert implemented_probability(de._keep) == t < 1
+    e_epsilon = Fraction(math.exp(min(epsilon, 700.0))) * (1 + Fraction(1, 2**51))
+    assert t * (k - 1) / (1 - t) <= e_epsilon
+    assert de.implemented_epsilon <= epsilon * (1 + 2.0**-50)
+    if epsilon <= 20:
+        assert epsilon - de.implemented_epsilon <= 2.0**-51 * (math.exp(epsilon) + k) * k
+
+
+@pytest.mark.parametrize("k", [2, 5, 12])
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("cls", [UnaryEncoding, OptimizedUnaryEncoding])
+def test_unary_encodings_implemented_privacy_is_at_most_epsilon(cls, k, epsilon):
+    enc = cls(k, epsilon)
+    t_p, t_q = Fraction(enc._one), Fraction(enc._flip)
+    assert implemented_probability(enc._one) == t_p and implemented_probability(enc._flip) == t_q
+    assert 0 < t_q < t_p < 1
+    assert enc.implemented_epsilon <= epsilon * (1 + 2.0**-50)
+    if epsilon <= 20:
+        assert epsilon - enc.implemented_epsilon <= 2.0**-50 * math.exp(epsilon) + 2.0**-50
+    if k <= 5:   # by enumeration of all 2^k reports, in fractions
+        laws = [{r: math.prod(((t_p if j == v else t_q) if bit else 1 - (t_p if j == v else t_q))
+                              for j, bit in enumerate(r))
+                 for r in itertools.product((0, 1), repeat=k)} for v in range(k)]
+        worst = max(a[r] / b[r] for a, b in itertools.permutations(laws, 2) for r in a)
+        assert math.log(worst) == pytest.approx(enc.implemented_epsilon, rel=1e-15)
+
+
+def test_rounding_to_nearest_made_the_encodings_infinitely_private_at_large_epsilon():
+    # what the code did before: compare with the float p; at these epsilon p rounds to 1
+    assert implemented_probability(DirectEncoding(2, 40.0).p) == 1
+    assert implemented_probability(UnaryEncoding(3, 80.0).p) == 1
+    assert DirectEncoding(2, 40.0).implemented_epsilon <= 40.0
+    assert UnaryEncoding(3, 80.0).implemented_epsilon <= 80.0
+
+
+def test_encodings_draw_with_the_analysed_thresholds():
+    values = np.arange(300) % 4
+    u = np.random.default_rng(9).random(300)
+    de = DirectEncoding(4, 2.0)
+    reports = de.randomize(values, rng=9)
+    assert np.array_equal(reports == values, u < de._keep)
+    for enc in (UnaryEncoding(4, 2.0), OptimizedUnaryEncoding(4, 2.0)):
+        bits = enc.randomize(values, rng=9)
+        u2 = np.random.default_rng(9).random(bits.shape)
+        one = np.where(values[:, None] == np.arange(4), enc._one, enc._flip)
+        assert np.array_equal(bits, (u2 < one).astype(int))
+
+
+@pytest.mark.parametrize("p", [1 / 3, 0.5, 0.1, 1e-300])
+def test_warner_and_implemented_epsilon_is_within_m_2_to_the_minus_51(p):
+    exact = implemented_probability(p)        # the coin rng.random() < p, in fractions
+    def law(row):
+        one = math.prod((1 + exact) / 2 if x else (1 - exact) / 2 for x in row)
+        return {0: 1 - one, 1: one}
+    laws = [law(row) for row in itertools.product((0, 1), repeat=2)]
+    worst = max(a[o] / b[o] for a, b in itertools.permutations(laws, 2) for o in (0, 1))
+    assert math.log(worst) <= warner_and_epsilon(p, bits=2) * (1 + 1e-15) + 2 * 2.0**-51

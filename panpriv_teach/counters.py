@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 
 import numpy as np
 
 from panpriv_teach.core import ContinualCounter, as_rng
 from panpriv_teach.mechanisms import _smallest_where
-from panpriv_teach.noise import LaplaceNoise
+from panpriv_teach.noise import LaplaceNoise, _exp_lower, threshold_below
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -281,6 +282,12 @@ class SimpleCounter(ContinualCounter):
     -ln(1 - 2 bias) (the outcome y = 0: (1/2)/(1/2 - bias)); `epsilon` given, bias =
     (1 - e^-epsilon)/2; `bias` given, epsilon = -ln(1 - 2 bias). Dwork 2010's D_1 of §4 has
     bias = epsilon/4, hence privacy -ln(1 - epsilon/2), about epsilon/2.
+    In floating point: y_t = 1 for x_t = 1 when numpy's uniform (a multiple of 2^-53) is below
+    t_1, 1/2 + bias rounded DOWN onto that grid, with 1/(2(1 - t_1)) <= e^epsilon checked in
+    fractions (against 1/(1 - 2 bias) when `bias` is given, a lower bound of e^epsilon when
+    `epsilon` is), so the privacy is exactly `implemented_epsilon` <= epsilon. (Comparing with
+    the float 1/2 + bias gave up to epsilon + 0.31 near epsilon = 35, and epsilon = ∞ from
+    epsilon ≈ 36.3, where 1/2 + bias rounds to 1.) The releases keep the real-number bias.
     Accuracy: unbiased; the error at t is a sum of t independent terms, so
     Var = 2t/epsilon^2 (Laplace) and t/(4 bias^2) - n_t (randomized response), both about
     t/epsilon^2 up to a constant: Dwork 2010's "O(sqrt(t)/epsilon)" is this standard deviation,
@@ -310,14 +317,25 @@ class SimpleCounter(ContinualCounter):
                                      high_open=True, note="D_1 = Bernoulli(1/2 + bias) must "
                                      "differ from D_0 = Bernoulli(1/2) and not be a point mass")
             self.epsilon = -math.log1p(-2 * self.bias)
+            self._one = threshold_below(Fraction(1, 2) + Fraction(self.bias))   # P(y = 1 | 1)
         else:
             self.epsilon = require_epsilon(epsilon)
             self.bias = -math.expm1(-self.epsilon) / 2
+            self._one = threshold_below(1 - 1 / (2 * _exp_lower(min(self.epsilon, 700.0))))
         self._rng = as_rng(rng)
         if mechanism == "laplace":
             self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
         self._t = 0
         self._sum = 0.0   # Laplace: the noisy running sum; RR: the number of y's equal to 1
+
+    @property
+    def implemented_epsilon(self) -> float:
+        """Randomized response: the privacy the code really has, -ln(2(1 - t_1)) with
+        t_1 = P(y = 1 | x = 1) exactly (the ratio at y = 0; at y = 1 it is 2 t_1, smaller).
+        Laplace: `epsilon` (its noise is float-safe, `noise.LaplaceNoise`)."""
+        if self.mechanism == "laplace":
+            return self.epsilon
+        return -math.log(2 * (1 - Fraction(self._one)))
 
     def _params(self) -> dict:
         params = {"epsilon": self.epsilon, "mechanism": self.mechanism}
@@ -336,7 +354,7 @@ class SimpleCounter(ContinualCounter):
         if self.mechanism == "laplace":
             self._sum += x + self._laplace.noise(None, self._rng)
         else:
-            self._sum += int(self._rng.random() < 0.5 + self.bias * x)
+            self._sum += int(self._rng.random() < (self._one if x else 0.5))
         return self._release(self._sum, self._t)
 
     def run(self, stream) -> np.ndarray:
@@ -349,7 +367,8 @@ class SimpleCounter(ContinualCounter):
         if self.mechanism == "laplace":
             totals = self._sum + np.cumsum(x + self._laplace.noise(x.size, self._rng))
         else:
-            totals = self._sum + np.cumsum(self._rng.random(x.size) < 0.5 + self.bias * x)
+            ones = self._rng.random(x.size) < np.where(x == 1, self._one, 0.5)
+            totals = self._sum + np.cumsum(ones)
         times = self._t + np.arange(1, x.size + 1)
         self._t += x.size
         self._sum = float(totals[-1]) if self.mechanism == "laplace" else int(totals[-1])

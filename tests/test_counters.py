@@ -7,6 +7,7 @@ variance, SE = sqrt((mu4 - sigma^4)/R) with the exact fourth moment of the noise
 normal tail 2e-9 per check, below 1e-6 for the whole file).
 """
 import math
+from fractions import Fraction
 import pickle
 
 import numpy as np
@@ -20,7 +21,7 @@ from panpriv_teach.counters import (BinaryTreeCounter, CascadingBuffersCounter,
                                     decomposition_sizes, dyadic_intervals, node_level,
                                     nodes_containing, tree_levels, tree_nodes)
 from panpriv_teach.counters_baselines import honaker_node_variances, sqrt_coefficients
-from panpriv_teach.noise import LaplaceNoise
+from panpriv_teach.noise import LaplaceNoise, implemented_probability
 from panpriv_teach.streams import bit_stream, sparse_bit_stream
 
 SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17, 31, 32, 33, 64, 100, 128]
@@ -892,3 +893,41 @@ def test_sqrt_factorization_rejects_bad_delta_and_helpers_reject_bad_t():
         nodes_containing(0, 8)
     with pytest.raises(ValueError, match=r"beta must be a real number in \(0, 1\)"):
         BinaryTreeCounter(8, 1.0).error_bound(1.5)
+
+
+# ------------------------------------------------------------------ RR in floating point
+
+@pytest.mark.parametrize("epsilon", [1e-9, 1e-3, 0.1, 0.7, 1.0, 5.0, 20.0, 35.04, 36.5, 50.0,
+                                     700.0, 1e4])
+def test_randomized_response_counter_implemented_privacy_is_at_most_epsilon(epsilon):
+    # P(y = 1 | x = 1) is the threshold t_1 itself (on the 2^-53 grid), P(y = 1 | x = 0) = 1/2
+    c = SimpleCounter(epsilon, mechanism="randomized_response")
+    t = Fraction(c._one)
+    assert implemented_probability(c._one) == t and Fraction(1, 2) < t < 1
+    ratio = max(t / Fraction(1, 2), Fraction(1, 2) / (1 - t))
+    assert ratio <= Fraction(math.exp(min(epsilon, 700.0))) * (1 + Fraction(1, 2**51))
+    assert c.implemented_epsilon == pytest.approx(math.log(ratio), rel=1e-15)
+    assert c.implemented_epsilon <= epsilon * (1 + 2.0**-50)
+    if epsilon <= 20:
+        assert epsilon - c.implemented_epsilon <= 2.0**-51 * math.exp(epsilon) + 2.0**-50
+
+
+@pytest.mark.parametrize("bias", [2.0**-60, 1e-9, 0.1, 0.25, 0.5 - 2.0**-40,
+                                  math.nextafter(0.5, 0)])
+def test_randomized_response_counter_given_bias_is_at_most_its_epsilon_exactly(bias):
+    c = SimpleCounter(bias=bias, mechanism="randomized_response")
+    t = Fraction(c._one)
+    assert Fraction(1, 2) / (1 - t) <= 1 / (1 - 2 * Fraction(bias))   # e^epsilon, exactly
+    assert t > Fraction(1, 2) or bias < 2.0**-53
+
+
+def test_randomized_response_counter_draws_with_the_analysed_threshold_in_step_and_run():
+    x = np.random.default_rng(1).integers(0, 2, 400)
+    u = np.random.default_rng(6).random(400)
+    c = SimpleCounter(50.0, rng=6, mechanism="randomized_response")   # before: t_1 = 1, ε = ∞
+    assert implemented_probability(0.5 + c.bias) == 1 and c._one < 1
+    ones = np.cumsum(u < np.where(x == 1, c._one, 0.5))
+    assert np.array_equal(c.run(x), (ones - np.arange(1, 401) / 2) / c.bias)
+    stepped = SimpleCounter(50.0, rng=6, mechanism="randomized_response")
+    assert np.array_equal([stepped.step(int(b)) for b in x[:50]],
+                          (ones[:50] - np.arange(1, 51) / 2) / c.bias)

@@ -13,6 +13,7 @@ import numpy as np
 
 from panpriv_teach.core import ContinualCounter, StreamAlgorithm, as_rng
 from panpriv_teach.density import BLANK, D0, use_universe_table
+from panpriv_teach.noise import implemented_probability
 from panpriv_teach.ppcum import PanPrivateTreeCounter
 from panpriv_teach.validation import require_array, require_epsilon, require_int
 
@@ -30,18 +31,28 @@ def max_epsilon() -> float:
 
 def counter_input_probabilities(epsilon) -> dict:
     """P(y = 1) under Fig 3's three coins and the table's two: {"D0": 1/2,
-    "D+": 1/2 + eps + eps^2/2, "D-": 1/2 - eps + eps^2/2, "D1": 1/2 + eps/4}."""
+    "D+": 1/2 + eps + eps^2/2, "D-": 1/2 - eps + eps^2/2, "D1": 1/2 + eps/4}, as floats
+    (D+ capped at 1: at eps = MAX_EPSILON its float sum is 1 + 2^-52)."""
     e = require_epsilon(epsilon, high=MAX_EPSILON, note="D+ = 1/2 + eps + eps^2/2 must be <= 1")
-    return {"D0": D0, "D+": 0.5 + e + e * e / 2, "D-": 0.5 - e + e * e / 2, "D1": 0.5 + e / 4}
+    return {"D0": D0, "D+": min(0.5 + e + e * e / 2, 1.0), "D-": 0.5 - e + e * e / 2,
+            "D1": 0.5 + e / 4}
 
 
-def claim_7_1(epsilon, exact=False) -> dict:
+def claim_7_1(epsilon, exact=False, implemented=False) -> dict:
     """Claim 7.1: P(y_t = 1) in its three cases, computed from the coins (not assumed):
     (i) blank or x ∉ M: D0; (ii) a repeat of x ∈ M (b_x ~ D1): P(b=0) P_D+ + P(b=1) P_D-;
     (iii) a first appearance (b_x ~ D0): the same with P(b = 1) = 1/2.
     The claim: 1/2, 1/2, 1/2 + eps^2/2. With `exact=True` and a Fraction epsilon the
-    arithmetic is exact (rational)."""
-    if exact:
+    arithmetic is exact (rational). With `implemented=True`: exactly (in Fractions) what
+    `ContinualDensityEstimator` draws, each coin `rng.random() < p` for the float p of
+    `counter_input_probabilities` having probability `noise.implemented_probability(p)`."""
+    if exact and implemented:
+        raise ValueError("exact (the real-number law) and implemented (the floating-point "
+                         "program's law) are two different laws: give at most one")
+    if implemented:
+        p = {name: implemented_probability(value)
+             for name, value in counter_input_probabilities(epsilon).items()}
+    elif exact:
         from fractions import Fraction
         e = Fraction(epsilon)
         if not 0 < e <= Fraction(41421, 100000):
@@ -84,7 +95,12 @@ class ContinualDensityEstimator(StreamAlgorithm):
     intrusion) and the counter's input only at a first appearance (Claim 7.1: however
     often the user comes, one significant event), so the counter's event-level privacy
     covers it (two events when the replacement x' is also in M): O(eps) user-level
-    pan-privacy, Thm 7.1. What "pan-private" means is the counter's: with
+    pan-privacy, Thm 7.1. In floating point: each coin is `rng.random() < p` for the float p
+    of `counter_input_probabilities`; D0, D1 and D+ are multiples of 2^-53 and drawn exactly
+    (the table bits as in `DensityEstimator`), D- (below 1/2) is rounded up by less than
+    2^-53. So a repeat's y_t is a fair coin only up to 2^-52 (`claim_7_1(implemented=True)`
+    gives the laws exactly; tests bound them), and each occurrence of a user beyond its first
+    adds at most 2^-49 to the privacy loss: below 2^-19 even over 2^30 steps. What "pan-private" means is the counter's: with
     `CascadingBuffersCounter` (Fig 2, Cor 6.1, Dwork 2010's choice) one intrusion at any time
     plus all releases; with the default `PanPrivateTreeCounter` (PPCum) pan-privacy for the
     past (Dwork–Roth notes, Def 6: releases up to the intrusion and the memory; the system halts when an

@@ -13,8 +13,9 @@ import pytest
 
 from panpriv_teach.core import ContinualCounter
 from panpriv_teach.continual import (BLANK, ContinualDensityEstimator, claim_7_1,
-                                     counter_input_probabilities, max_epsilon)
+                                     MAX_EPSILON, counter_input_probabilities, max_epsilon)
 from panpriv_teach.counters import CascadingBuffersCounter
+from panpriv_teach.noise import implemented_probability
 from panpriv_teach.ppcum import PanPrivateTreeCounter
 
 
@@ -255,3 +256,43 @@ def test_bad_elements_are_rejected():
     used.step(1)
     with pytest.raises(ValueError, match="counter must be fresh"):
         ContinualDensityEstimator(10, 0.3, 5, 5, counter=used)
+
+
+# ------------------------------------------------------------------ in floating point
+
+@pytest.mark.parametrize("eps", [1e-300, 2.0**-52, 1e-9, 0.01, 0.1, 0.25, 0.4,
+                                 math.nextafter(MAX_EPSILON, 0), MAX_EPSILON])
+def test_claim_7_1_holds_for_the_floating_point_coins_up_to_2_to_the_minus_52(eps):
+    c = claim_7_1(eps, implemented=True)
+    assert c["blank or not in M"] == Fraction(1, 2)
+    assert abs(c["repeat appearance"] - Fraction(1, 2)) <= Fraction(1, 2**52)
+    e = Fraction(eps)
+    assert abs(c["first appearance"] - (Fraction(1, 2) + e * e / 2)) <= Fraction(1, 2**52)
+    # so a repeat's y_t leaks at most 2^-49 against any neighbour's repeat or fair coin
+    q = c["repeat appearance"]
+    assert max(math.log(q / (1 - q)), math.log((1 - q) / q)) <= 2.0**-49
+    p = counter_input_probabilities(eps)
+    assert all(0 <= v <= 1 for v in p.values())                 # D+ capped at 1
+    for name in ("D0", "D+", "D1"):                              # on the 2^-53 grid
+        assert implemented_probability(p[name]) == Fraction(p[name])
+
+
+def test_claim_7_1_exact_and_implemented_are_different_laws():
+    with pytest.raises(ValueError, match="at most one"):
+        claim_7_1(Fraction(1, 4), exact=True, implemented=True)
+    assert claim_7_1(0.1, implemented=True)["repeat appearance"] != Fraction(1, 2)
+
+
+def test_the_estimator_draws_its_coins_as_rng_random_below_the_float_probabilities():
+    # a blank step draws one uniform: y = u < 1/2 (the law claim_7_1(implemented=True) uses)
+    est = ContinualDensityEstimator(20, 0.3, m=5, T=8, rng=3,
+                                    counter=CascadingBuffersCounter.from_T(8, 0.3, rng=4))
+    probe = np.random.default_rng(3)
+    probe.choice(20, 5, replace=False)
+    probe.random(5)
+    u = probe.random(8)
+    fed = []
+    est.counter.step = lambda y, _step=est.counter.step: fed.append(y) or _step(y)
+    for _ in range(8):
+        est.step(BLANK)
+    assert fed == [int(v < 0.5) for v in u]

@@ -100,7 +100,8 @@ class ContinualDensityEstimator(StreamAlgorithm):
     (the table bits as in `DensityEstimator`), D- (below 1/2) is rounded up by less than
     2^-53. So a repeat's y_t is a fair coin only up to 2^-52 (`claim_7_1(implemented=True)`
     gives the laws exactly; tests bound them), and each occurrence of a user beyond its first
-    adds at most 2^-49 to the privacy loss: below 2^-19 even over 2^30 steps. What "pan-private" means is the counter's: with
+    adds at most 2^-49 to the privacy loss: below 2^-19 even over 2^30 steps.
+    What "pan-private" means is the counter's: with
     `CascadingBuffersCounter` (Fig 2, Cor 6.1, Dwork 2010's choice) one intrusion at any time
     plus all releases; with the default `PanPrivateTreeCounter` (PPCum) pan-privacy for the
     past (Dwork–Roth notes, Def 6: releases up to the intrusion and the memory; the system halts when an

@@ -119,6 +119,12 @@ class DensityEstimator(StreamAlgorithm):
     pair (state at any one time, final output) is 2ε-DP. The state alone is ε-DP
     (Claim 4.1: exactly -ln(1 - ε/2) <= ε); the output given the state spends ε more. M is
     not secret: the intruder sees M and the bits (`state()`), and nothing else is stored.
+    In floating point: every bit is drawn as `rng.random() < p` with p = 1/2 or d1 =
+    fl(1/2 + ε/4) (after announced intrusions, the floats of the re-randomised laws), all
+    multiples of 2^-53 in [1/2, 5/8], so the bits have exactly these float laws
+    (`noise.implemented_probability(p) == p`; `pan_privacy_pmf` enumerates them) and the
+    state's loss is exactly max(ln 2 d1, -ln 2(1 - d1)) <= ε for every accepted ε, within
+    2^-52 of Claim 4.1's -ln(1 - ε/2) (tests check both, down to the smallest ε accepted).
     One call of `output()` is one release; each further call spends ε more. As in the
     sources' model, the source of fresh randomness is not part of the state: numpy's
     generator can be run backwards from its state, so a deployment would draw from a

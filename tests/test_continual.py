@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from panpriv_teach.core import ContinualCounter
-from panpriv_teach.continual import (BLANK, ContinualDensityEstimator, claim_7_1,
-                                     MAX_EPSILON, counter_input_probabilities, max_epsilon)
+from panpriv_teach.continual import (BLANK, MAX_EPSILON, ContinualDensityEstimator, claim_7_1,
+                                     counter_input_probabilities, max_epsilon)
 from panpriv_teach.counters import CascadingBuffersCounter
 from panpriv_teach.noise import implemented_probability
 from panpriv_teach.ppcum import PanPrivateTreeCounter

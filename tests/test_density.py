@@ -10,6 +10,7 @@ said otherwise: 6 standard errors, or a Clopper–Pearson bound at confidence 0.
 import math
 import pickle
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from panpriv_teach.density import (BLANK, DensityEstimator, DistinctCountEstimat
                                    blank_out, claim_4_1_epsilon, d1_probability,
                                    density_error_sd, exact_pan_privacy_epsilon, pan_privacy_pmf,
                                    roth_sample_size)
+from panpriv_teach.noise import implemented_probability
 from panpriv_teach.streams import zipf_visitors
 
 
@@ -563,3 +565,36 @@ def test_distinct_count_level_selection_bias_and_its_correction():
 def test_distinct_count_selection_is_validated():
     with pytest.raises(ValueError, match="selection must be 'paper'.*got 'smallest'"):
         DistinctCountEstimator(2**10, 0.5, 2**4, 0.25, selection="smallest")
+
+
+# ------------------------------------------------------------------ in floating point
+
+SMALLEST = math.nextafter(2.0**-52, 1)   # the smallest ε with 1/2 + ε/4 != 1/2
+
+
+@pytest.mark.parametrize("epsilon", [SMALLEST, 1.5 * 2.0**-52, 2.0**-51, 1e-15, 1e-9, 0.1,
+                                     1 / 3, 0.5])
+def test_table_bits_have_exactly_their_float_laws_and_claim_4_1_holds_for_them(epsilon):
+    est = DensityEstimator(50, epsilon, m=10, rng=0)
+    for k in range(5):                     # the laws after k announced intrusions
+        for p in (est.d0, est.d1, 0.5, 0.5 + epsilon / 4):
+            assert implemented_probability(p) == Fraction(p)     # drawn exactly
+            assert Fraction(1, 2) <= Fraction(p) <= Fraction(0.5 + epsilon / 4)
+        est.announce_intrusion()
+    d1 = Fraction(d1_probability(epsilon))
+    loss = max(math.log(2 * d1), -math.log(2 * (1 - d1)))
+    assert loss <= epsilon
+    assert abs(loss - claim_4_1_epsilon(epsilon)) <= 2.0**-52
+    with pytest.raises(ValueError, match="epsilon"):
+        DensityEstimator(50, 2.0**-52, m=10)   # ε/4 = 2^-54 rounds away: rejected
+
+
+def test_density_estimator_draws_its_bits_as_rng_random_below_the_float_d1():
+    est = DensityEstimator(30, 0.5, m=30, rng=5)   # M = the whole universe
+    probe = np.random.default_rng(5)
+    probe.choice(30, 30, replace=False)
+    probe.random(30)
+    u = probe.random(30)
+    est.process(np.arange(30))
+    assert np.array_equal(est.M, np.arange(30))
+    assert np.array_equal(est.b, (u < est.d1).astype(np.uint8))

@@ -321,7 +321,8 @@ class SimpleCounter(ContinualCounter):
         else:
             self.epsilon = require_epsilon(epsilon)
             self.bias = -math.expm1(-self.epsilon) / 2
-            self._one = threshold_below(1 - 1 / (2 * _exp_lower(min(self.epsilon, 700.0))))
+            e_epsilon = max(_exp_lower(min(self.epsilon, 700.0)), Fraction(1))   # <= e^ε
+            self._one = threshold_below(1 - 1 / (2 * e_epsilon))
         self._rng = as_rng(rng)
         if mechanism == "laplace":
             self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
@@ -335,7 +336,7 @@ class SimpleCounter(ContinualCounter):
         Laplace: `epsilon` (its noise is float-safe, `noise.LaplaceNoise`)."""
         if self.mechanism == "laplace":
             return self.epsilon
-        return -math.log(2 * (1 - Fraction(self._one)))
+        return abs(math.log(2 * (1 - Fraction(self._one))))
 
     def _params(self) -> dict:
         params = {"epsilon": self.epsilon, "mechanism": self.mechanism}

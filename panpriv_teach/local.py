@@ -143,8 +143,9 @@ def _values(values, k, name="values"):
 def _private_threshold(epsilon, others):
     """The draw threshold t of the likelier report, on the 2^-53 grid of numpy's uniform
     (`noise.threshold_below`), with t others/(1 - t) <= e^epsilon checked in fractions
-    against a rational lower bound of e^epsilon (exp capped at e^700, which is private)."""
-    weight = _exp_lower(min(epsilon, 700.0))
+    against a rational lower bound of e^epsilon (exp capped at e^700, which is private;
+    at least 1)."""
+    weight = max(_exp_lower(min(epsilon, 700.0)), Fraction(1))
     return threshold_below(weight / (weight + others))
 
 
@@ -175,7 +176,8 @@ class DirectEncoding:
     In floating point: a party keeps its value when numpy's uniform (a multiple of 2^-53) is
     below t, p rounded DOWN onto that grid with t(k - 1)/(1 - t) <= e^ε checked exactly, and
     otherwise draws an exactly uniform other value (`rng.integers`), so the privacy is exactly
-    `implemented_epsilon` = ln(t(k - 1)/(1 - t)) <= ε. (Comparing with p itself gave up to
+    `implemented_epsilon` = |ln(t(k - 1)/(1 - t))| <= ε (ε below about k 2^-52, where
+    the grid is too coarse for that, is refused). (Comparing with p itself gave up to
     ε + 0.51, and ε = ∞ from ε ≈ 36.7 for k = 2, 43.7 for k = 1000, where p rounds to 1.)
     `p`, `q` and the estimates keep the real-number law, off by less than 2^-52.
     Sources: the one-bit protocols of Dwork 2011 and Dwork–Roth notes, §1, generalised; "direct encoding" in Wang,
@@ -190,6 +192,11 @@ class DirectEncoding:
         self.q = 1.0 / (weight + self.k - 1)      # P(report = u | value v), u != v
         _require_signal(self.p, self.q, epsilon)
         self._keep = _private_threshold(self.epsilon, self.k - 1)   # P(keep), exactly
+        if self.implemented_epsilon > self.epsilon:
+            raise ValueError(f"epsilon must be at least about {self.k * 2.0**-52:.1g} for "
+                             f"k = {self.k}: below it numpy's uniform (a multiple of 2^-53) "
+                             f"cannot make P(keep)(k - 1)/(1 - P(keep)) close enough to e^ε "
+                             f"(privacy {self.implemented_epsilon:.3g}); got {epsilon!r}")
 
     @property
     def implemented_epsilon(self) -> float:

@@ -520,9 +520,10 @@ class RandomizedResponse:
 
         In floating point: tanh(epsilon/2) is rounded, and near 1 its rounding moves
         (1 + bias)/(1 - bias) by a relative 2^-53/(1 - bias) (+4.4 % at epsilon = 36), so the
-        bias is stepped down by ulps until `implemented_epsilon` <= epsilon, checked
-        exactly against a rational lower bound of e^epsilon: the privacy is at most epsilon
-        and, for epsilon <= 20, within 4e-8 of it (tests check a range of epsilon).
+        bias is lowered, when needed, to 2t - 1 with t the largest threshold whose ratio
+        t/(1 - t) is at most a rational lower bound of e^epsilon (checked exactly): the
+        privacy is at most epsilon and, for epsilon <= 20, within 4e-8 of it (tests check a
+        range of epsilon).
         """
         bias = math.tanh(require_epsilon(epsilon) / 2)
         if bias <= 0.0:
@@ -531,9 +532,10 @@ class RandomizedResponse:
         if bias >= 1.0:
             raise ValueError(f"epsilon must be below about 38 (the bias tanh(epsilon/2) rounds "
                              f"to 1 in floating point: RR would report the truth); got {epsilon!r}")
-        rr, bound = cls(bias), _exp_lower(epsilon)
-        while rr.implemented_ratio > bound:
-            rr = cls(math.nextafter(rr.bias, 0.0))
+        rr, bound = cls(bias), max(_exp_lower(epsilon), Fraction(1))
+        if rr.implemented_ratio > bound:
+            top = threshold_below(bound / (bound + 1))     # 2 top - 1 is a double
+            rr = cls(max(2 * top - 1, 2.0**-54))           # (threshold 1/2: ratio 1)
         return rr
 
     @property

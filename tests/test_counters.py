@@ -931,3 +931,9 @@ def test_randomized_response_counter_draws_with_the_analysed_threshold_in_step_a
     stepped = SimpleCounter(50.0, rng=6, mechanism="randomized_response")
     assert np.array_equal([stepped.step(int(b)) for b in x[:50]],
                           (ones[:50] - np.arange(1, 51) / 2) / c.bias)
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-20, 3e-16])
+def test_randomized_response_counter_at_tiny_epsilon_is_at_most_epsilon(epsilon):
+    c = SimpleCounter(epsilon, mechanism="randomized_response")
+    assert c.implemented_epsilon <= epsilon

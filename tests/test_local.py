@@ -415,3 +415,10 @@ def test_warner_and_implemented_epsilon_is_within_m_2_to_the_minus_51(p):
     laws = [law(row) for row in itertools.product((0, 1), repeat=2)]
     worst = max(a[o] / b[o] for a, b in itertools.permutations(laws, 2) for o in (0, 1))
     assert math.log(worst) <= warner_and_epsilon(p, bits=2) * (1 + 1e-15) + 2 * 2.0**-51
+
+
+def test_direct_encoding_refuses_epsilon_too_small_for_the_2_to_the_minus_53_grid():
+    # k = 10^6 and ε = 1e-12: P(keep) = 1/k + O(ε/k) cannot be placed within ε/k of it
+    with pytest.raises(ValueError, match=r"epsilon must be at least about 2e-10 for k = 1000000"):
+        DirectEncoding(10**6, 1e-12)
+    assert DirectEncoding(10**6, 1e-9).implemented_epsilon <= 1e-9

@@ -600,3 +600,10 @@ def test_exponential_mechanism_is_not_pure_dp_at_probabilities_near_2_to_the_min
     far = exponential_mechanism_implemented_law([0.0, -74.0], 1.0, 1.0)
     near = exponential_mechanism_implemented_law([0.0, -73.0], 1.0, 1.0)
     assert far[1] == 0 and near[1] == Fraction(1, 2**53)
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-20, 3e-16, 1e-15, 0.75, 1.2])
+def test_rr_from_epsilon_is_private_and_quick_at_tiny_epsilon(epsilon):
+    rr = RandomizedResponse.from_epsilon(epsilon)       # (once looped ulp by ulp)
+    assert 0 < rr.bias <= math.tanh(epsilon / 2)
+    assert rr.implemented_epsilon <= epsilon

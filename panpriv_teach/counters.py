@@ -27,7 +27,7 @@ import numpy as np
 
 from panpriv_teach.core import ContinualCounter, as_rng
 from panpriv_teach.mechanisms import _smallest_where
-from panpriv_teach.noise import LaplaceNoise, _exp_lower, threshold_below
+from panpriv_teach.noise import LaplaceNoise, exp_lower_bound, threshold_below
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -321,7 +321,7 @@ class SimpleCounter(ContinualCounter):
         else:
             self.epsilon = require_epsilon(epsilon)
             self.bias = -math.expm1(-self.epsilon) / 2
-            e_epsilon = max(_exp_lower(min(self.epsilon, 700.0)), Fraction(1))   # <= e^ε
+            e_epsilon = max(exp_lower_bound(min(self.epsilon, 700.0)), Fraction(1))   # <= e^ε
             self._one = threshold_below(1 - 1 / (2 * e_epsilon))
         self._rng = as_rng(rng)
         if mechanism == "laplace":

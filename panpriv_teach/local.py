@@ -23,7 +23,7 @@ import numpy as np
 from panpriv_teach.audit import exact_epsilon
 from panpriv_teach.core import as_rng
 from panpriv_teach.mechanisms import warner_response
-from panpriv_teach.noise import _exp_lower, threshold_below
+from panpriv_teach.noise import exp_lower_bound, threshold_below
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability)
 
@@ -145,7 +145,7 @@ def _private_threshold(epsilon, others):
     (`noise.threshold_below`), with t others/(1 - t) <= e^epsilon checked in fractions
     against a rational lower bound of e^epsilon (exp capped at e^700, which is private;
     at least 1)."""
-    weight = max(_exp_lower(min(epsilon, 700.0)), Fraction(1))
+    weight = max(exp_lower_bound(min(epsilon, 700.0)), Fraction(1))
     return threshold_below(weight / (weight + others))
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 __all__ = ["GRID_BITS", "grid_step", "grid_sensitivity", "DiscreteLaplace", "DiscreteGaussian",
            "LaplaceNoise", "ArcNoise", "UNIFORM_BITS", "implemented_probability",
-           "threshold_below"]
+           "threshold_below", "exp_lower_bound"]
 
 GRID_BITS = 12            # Δ and the scale are at least 2^GRID_BITS grid steps
 MAX_GRID_INTEGER = 2**53  # (R + Z) Λ is exact in float64 while |R + Z| <= 2^53
@@ -590,7 +590,7 @@ class ArcNoise:
         return out.reshape(shape)
 
 
-def _exp_lower(epsilon: float) -> Fraction:
+def exp_lower_bound(epsilon: float) -> Fraction:
     """A rational lower bound on e^epsilon: Decimal's exp is correctly rounded at 60 digits,
     so one part in 10^58 below it is below the true value."""
     with localcontext() as ctx:
@@ -610,7 +610,7 @@ def _arc_threshold(size: int, arc: int, epsilon: float) -> int:
         weight = arc * Decimal(epsilon).exp()
         threshold = int((weight / (weight + rest) * _TWO64).to_integral_value(ROUND_FLOOR))
     threshold = min(max(threshold, 1), _TWO64 - 1)
-    bound = _exp_lower(epsilon)
+    bound = exp_lower_bound(epsilon)
     while threshold > 1 and Fraction(threshold * rest, arc * (_TWO64 - threshold)) > bound:
         threshold -= 1
     if Fraction(threshold * rest, arc * (_TWO64 - threshold)) * bound < 1:

@@ -23,7 +23,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from panpriv_teach import (composition, continual, counters, counters_baselines, cropped,
-                           density, mechanisms, local, noise, ppcum, sketches, stable,
+                           density, incidence, mechanisms, local, noise, ppcum, sketches, stable,
                            strawmen, streams)
 
 # ------------------------------------------------------------------------------ values
@@ -685,6 +685,14 @@ ENTRIES = [
                  "selection": Custom((("first", ("'first'",), ("'paper'", "'neighbour'")),
                                       (None, ("None",), ("'paper'", "'neighbour'"))),
                                      goods=("paper", "neighbour"))}),
+    constructor(incidence.ModularIncidenceEstimator,
+                {"universe_size": N, "k": 3, "epsilon": 1.0, "m": 1, "rng": 0},   # m <= universe_size
+                {"universe_size": Int(1, 2**62, practical=(1, 10**9)), "k": Int(2, 2**20, practical=(2, 64)),
+                 "epsilon": Real(0.0, 30.0, low_open=True), "m": Int(1, N, practical=(1, 100)), "rng": RNG}),
+    *_stream_entries("ModularIncidenceEstimator",
+                     lambda: incidence.ModularIncidenceEstimator(N, 3, 1.0, 100, rng=0), N),
+    function(incidence.modular_incidence, {"stream": [0, 1, 1], "universe_size": 5, "k": 3},
+             {"universe_size": Int(2, None, practical=(2, 10**6)), "k": Int(2, None, practical=(2, 64))}),
     *_stream_entries("DistinctCountEstimator",
                      lambda: density.DistinctCountEstimator(1024, 1.0, 16, 0.1, rng=0), 1024),
     constructor(density.SkipBlanks, {"algorithm": _density()},

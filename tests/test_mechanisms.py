@@ -557,7 +557,7 @@ def test_warner_implemented_privacy_is_within_2_to_the_minus_51_of_warner_epsilo
 
 
 def test_exponential_mechanism_implemented_law_is_what_choice_draws():
-    # the output is the first i with u < c_i, u = rng.random(): check against the seed's u
+    # the output is the first i with u < c_i, u = rng.random(): check against that random seed's u
     scores = [3.0, 1.0, -2.0, 0.5, 2.5]
     law = exponential_mechanism_implemented_law(scores, 1.0, 1.0)
     assert sum(law) == 1

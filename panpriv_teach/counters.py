@@ -321,7 +321,7 @@ class SimpleCounter(ContinualCounter):
         else:
             self.epsilon = require_epsilon(epsilon)
             self.bias = -math.expm1(-self.epsilon) / 2
-            e_epsilon = max(exp_lower_bound(min(self.epsilon, 700.0)), Fraction(1))   # <= e^ε
+            e_epsilon = exp_lower_bound(self.epsilon)                                # <= e^ε
             self._one = threshold_below(1 - 1 / (2 * e_epsilon))
         self._rng = as_rng(rng)
         if mechanism == "laplace":

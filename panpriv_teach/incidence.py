@@ -17,12 +17,11 @@ import numpy as np
 from panpriv_teach.core import StreamAlgorithm, as_rng
 from panpriv_teach.density import _arrivals
 from panpriv_teach.mechanisms import laplace_guarantee, laplace_mechanism
+from panpriv_teach.noise import ArcNoise
 from panpriv_teach.validation import (require_array, require_epsilon, require_int, require_probability,
                                       require_real)
 
 __all__ = ["modular_incidence", "ModularIncidenceEstimator"]
-
-_UNIFORM_BITS = 53   # the counter's start is decided by one integer uniform on [0, 2^53)
 
 
 def modular_incidence(stream, universe_size, k) -> np.ndarray:
@@ -57,12 +56,14 @@ class ModularIncidenceEstimator(StreamAlgorithm):
     intrusion at any time: a user outside M changes nothing; a user in M changes only the
     turn of c_x's law, and any two turns of it differ by a factor at most e^ε at every value.
     The output changes C by at most 1 in two entries (L1 sensitivity 2), so with the Laplace
-    noise the pair (state, output) is 2ε-DP. In floating point: the start is drawn by
-    comparing one integer uniform on [0, 2^53) with an integer threshold (and the other
-    values by an integer uniform), so the implemented law is known exactly and its largest
-    ratio is `state_epsilon` <= ε + 2^-50 (computed in exact arithmetic); the output uses
-    the float-safe `laplace_mechanism` on the integer counts, (ε + 2η, 2δ) with η, δ from
-    `laplace_guarantee` (each of the two changed entries counts them once).
+    noise the pair (state, output) is 2ε-DP. In floating point: N_x is drawn by
+    `noise.ArcNoise(k, 1, ε)` (integer draws only; point probabilities p_on at 0 and p_off
+    elsewhere known as exact fractions, with p_on/p_off <= e^ε exactly), so `state_epsilon`
+    = ln(p_on/p_off) <= ε; the output uses the float-safe `laplace_mechanism` on the integer
+    counts, (ε + 2η, 2δ) with η, δ from `laplace_guarantee` (each of the two changed entries
+    counts them once). The estimate inverts the implemented law,
+    f̂_i = (θ_i - p_off)/(p_on - p_off), which is the formula above up to the sampler's
+    relative 2^-32.
     Accuracy: f̂_i is unbiased for f_i, with standard deviation `error_sd(f_i)`; with
     probability at least 1 - β, |f̂_i - f_i| <= `error_bound(beta)` (Hoeffding for C_i, the
     Laplace tail for its noise, β/2 each). M estimates X's fractions like a sample of m
@@ -80,32 +81,29 @@ class ModularIncidenceEstimator(StreamAlgorithm):
         self.universe_size = require_int("universe_size", universe_size, low=1, high=2**62)
         self.k = require_int("k", k, low=2, high=2**20, note="counts modulo k need at least two "
                              "residues; the output lists all k of them")
-        self.epsilon = require_epsilon(epsilon, high=30.0,
-                                       note="the heavy value's probability e^ε/K must stay below 1 - 2^-53")
+        self.epsilon = require_epsilon(epsilon, high=700.0, note="e^ε must be a finite float")
         self.m = require_int("m", m, low=1, high=self.universe_size,
                              note="M holds m distinct representatives of the universe")
         self._rng = as_rng(rng)
-        self.K = math.exp(self.epsilon) + self.k - 1
-        self.threshold = math.floor(math.exp(self.epsilon) / self.K * 2**_UNIFORM_BITS)
+        self.noise = ArcNoise(self.k, 1, self.epsilon)       # N_x: the heavy value is 0
+        on, off = self.noise.point_probabilities()
+        self.p_on, self.p_off = float(on), float(off)
         self.M = np.sort(self._rng.choice(self.universe_size, self.m, replace=False)).astype(np.int64)
         self.c = self._start(self.m)
 
     def _start(self, size) -> np.ndarray:
-        heavy = self._rng.integers(0, 2**_UNIFORM_BITS, size=size) < self.threshold
-        other = self._rng.integers(1, self.k, size=size)
-        return np.where(heavy, 0, other).astype(np.int64)
+        return self.noise.sample(size, self._rng)
 
     # ------------------------------------------------------------------ the exact law
     def start_law(self) -> list[Fraction]:
         """The implemented law of N_x, exactly: P(N_x = j) for j = 0..k-1."""
-        heavy = Fraction(self.threshold, 2**_UNIFORM_BITS)
-        return [heavy] + [(1 - heavy) / (self.k - 1)] * (self.k - 1)
+        on, off = self.noise.point_probabilities()
+        return [on] + [off] * (self.k - 1)
 
     @property
     def state_epsilon(self) -> float:
         """ln of the largest ratio P(c_x = j | n) / P(c_x = j | n') of the implemented law."""
-        law = self.start_law()
-        return math.log(max(law) / min(law))
+        return self.noise.guarantee()
 
     def output_guarantee(self) -> tuple[float, float]:
         """(ε', δ') of the release given the state, in floating point: (ε + 2η, 2δ)."""
@@ -132,21 +130,21 @@ class ModularIncidenceEstimator(StreamAlgorithm):
         """f̂_0..f̂_{k-1}: the estimated fractions appearing i times mod k (fresh noise per call)."""
         noisy = laplace_mechanism(np.bincount(self.c, minlength=self.k).astype(float), 2.0,
                                   self.epsilon, self._rng)
-        return (self.K * noisy / self.m - 1) / math.expm1(self.epsilon)
+        return (noisy / self.m - self.p_off) / (self.p_on - self.p_off)
 
     def error_sd(self, fraction) -> float:
         """The standard deviation of f̂_i when a fraction f_i of M has n_x ≡ i (mod k)."""
         fraction = require_real("fraction", fraction, low=0.0, high=1.0)
-        p = (fraction * math.exp(self.epsilon) + 1 - fraction) / self.K
+        p = fraction * self.p_on + (1 - fraction) * self.p_off
         variance = p * (1 - p) / self.m + 2 * (2 / (self.epsilon * self.m)) ** 2
-        return self.K / math.expm1(self.epsilon) * math.sqrt(variance)
+        return math.sqrt(variance) / (self.p_on - self.p_off)
 
     def error_bound(self, beta) -> float:
-        """α with P(|f̂_i - f_i| > α) <= β for each i: K/(e^ε - 1) times
+        """α with P(|f̂_i - f_i| > α) <= β for each i: 1/(p_on - p_off) ≈ K/(e^ε - 1) times
         sqrt(ln(4/β)/(2m)) (Hoeffding, β/2) plus (2/(εm)) ln(2/β) (Laplace tail, β/2)."""
         beta = require_probability("beta", beta)
         spread = math.sqrt(math.log(4 / beta) / (2 * self.m)) + 2 / (self.epsilon * self.m) * math.log(2 / beta)
-        return self.K / math.expm1(self.epsilon) * spread
+        return spread / (self.p_on - self.p_off)
 
     def state(self) -> dict:
         """What an intruder sees: M (drawn independently of the data) and the counters."""

@@ -23,7 +23,7 @@ import numpy as np
 from panpriv_teach.audit import exact_epsilon
 from panpriv_teach.core import as_rng
 from panpriv_teach.mechanisms import warner_response
-from panpriv_teach.noise import exp_lower_bound, threshold_below
+from panpriv_teach.noise import threshold_for_ratio
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability)
 
@@ -140,15 +140,6 @@ def _values(values, k, name="values"):
     return values
 
 
-def _private_threshold(epsilon, others):
-    """The draw threshold t of the likelier report, on the 2^-53 grid of numpy's uniform
-    (`noise.threshold_below`), with t others/(1 - t) <= e^epsilon checked in fractions
-    against a rational lower bound of e^epsilon (exp capped at e^700, which is private;
-    at least 1)."""
-    weight = max(exp_lower_bound(min(epsilon, 700.0)), Fraction(1))
-    return threshold_below(weight / (weight + others))
-
-
 def _log_ratio(ratio: Fraction) -> float:
     """|ln ratio| for a positive Fraction (rounded once)."""
     return abs(math.log(ratio))
@@ -191,7 +182,7 @@ class DirectEncoding:
         self.p = weight / (weight + self.k - 1)   # P(report = v | value v)
         self.q = 1.0 / (weight + self.k - 1)      # P(report = u | value v), u != v
         _require_signal(self.p, self.q, epsilon)
-        self._keep = _private_threshold(self.epsilon, self.k - 1)   # P(keep), exactly
+        self._keep = threshold_for_ratio(self.epsilon, self.k - 1)   # P(keep), exactly
         if self.implemented_epsilon > self.epsilon:
             raise ValueError(f"epsilon must be at least about {self.k * 2.0**-52:.1g} for "
                              f"k = {self.k}: below it numpy's uniform (a multiple of 2^-53) "
@@ -291,7 +282,7 @@ class UnaryEncoding:
         self.p = (1 + self.bias) / 2              # P(report 1 | bit 1): the bit kept
         self.q = (1 - self.bias) / 2              # P(report 1 | bit 0): the bit flipped
         _require_signal(self.p, self.q, epsilon)
-        self._one = _private_threshold(self.epsilon / 2, 1)   # P(report 1 | bit 1), exactly
+        self._one = threshold_for_ratio(self.epsilon / 2, 1)   # P(report 1 | bit 1), exactly
         self._flip = 1 - self._one                            # P(report 1 | bit 0), exactly
 
     @property
@@ -371,4 +362,4 @@ class OptimizedUnaryEncoding(UnaryEncoding):
         self.q = 1.0 / (math.exp(min(self.epsilon, 700.0)) + 1)   # P(report 1 | bit 0)
         _require_signal(self.p, self.q, epsilon)
         self._one = 0.5
-        self._flip = 1 - _private_threshold(self.epsilon, 1)      # q rounded up, exactly
+        self._flip = 1 - threshold_for_ratio(self.epsilon, 1)      # q rounded up, exactly

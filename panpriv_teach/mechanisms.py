@@ -19,7 +19,7 @@ import numpy as np
 from panpriv_teach.core import as_rng
 from panpriv_teach.noise import (DiscreteGaussian, DiscreteLaplace, LaplaceNoise, exp_lower_bound,
                                  grid_sensitivity, grid_step, implemented_probability,
-                                 threshold_below)
+                                 threshold_below, threshold_for_ratio)
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability, require_real)
 
@@ -532,9 +532,9 @@ class RandomizedResponse:
         if bias >= 1.0:
             raise ValueError(f"epsilon must be below about 38 (the bias tanh(epsilon/2) rounds "
                              f"to 1 in floating point: RR would report the truth); got {epsilon!r}")
-        rr, bound = cls(bias), max(exp_lower_bound(epsilon), Fraction(1))
-        if rr.implemented_ratio > bound:
-            top = threshold_below(bound / (bound + 1))     # 2 top - 1 is a double
+        rr = cls(bias)
+        if rr.implemented_ratio > exp_lower_bound(epsilon):
+            top = threshold_for_ratio(epsilon, 1)          # 2 top - 1 is a double
             rr = cls(max(2 * top - 1, 2.0**-54))           # (threshold 1/2: ratio 1)
         return rr
 

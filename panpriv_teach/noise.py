@@ -33,9 +33,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from panpriv_teach.validation import require_int
+
 __all__ = ["GRID_BITS", "grid_step", "grid_sensitivity", "DiscreteLaplace", "DiscreteGaussian",
            "LaplaceNoise", "ArcNoise", "UNIFORM_BITS", "implemented_probability",
-           "threshold_below", "exp_lower_bound"]
+           "threshold_below", "threshold_for_ratio", "exp_lower_bound"]
 
 GRID_BITS = 12            # Δ and the scale are at least 2^GRID_BITS grid steps
 MAX_GRID_INTEGER = 2**53  # (R + Z) Λ is exact in float64 while |R + Z| <= 2^53
@@ -591,12 +593,23 @@ class ArcNoise:
 
 
 def exp_lower_bound(epsilon: float) -> Fraction:
-    """A rational lower bound on e^epsilon: Decimal's exp is correctly rounded at 60 digits,
-    so one part in 10^58 below it is below the true value."""
+    """A rational lower bound on e^epsilon (epsilon >= 0), at least 1: Decimal's exp is correctly
+    rounded at 60 digits, so one part in 10^58 below it is below the true value. Above
+    epsilon = 700 it is the bound of e^700, still below e^epsilon (and privacy-safe wherever it
+    is used to cap a ratio)."""
     with localcontext() as ctx:
         ctx.prec = 60
-        value = Decimal(epsilon).exp()
-    return Fraction(value) * (1 - Fraction(1, 10**58))
+        value = Decimal(min(epsilon, 700.0)).exp()
+    return max(Fraction(value) * (1 - Fraction(1, 10**58)), Fraction(1))
+
+
+def threshold_for_ratio(epsilon: float, others) -> float:
+    """The largest threshold t on numpy's 2^-53 grid with t·others/(1 - t) <= e^epsilon, checked
+    in fractions: `rng.random() < t` then keeps an outcome whose odds against one of `others`
+    equally likely alternatives are at most e^epsilon, exactly (`threshold_below` of
+    e^epsilon/(e^epsilon + others), with e^epsilon's rational lower bound)."""
+    weight = exp_lower_bound(epsilon)
+    return threshold_below(weight / (weight + others))
 
 
 @functools.lru_cache(maxsize=256)
@@ -640,13 +653,7 @@ def _unit_fraction(name: str, p) -> Fraction:
 
 
 def _uniform_bits(bits) -> int:
-    if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (int, np.integer)):
-        raise TypeError(f"bits must be an integer in [1, {UNIFORM_BITS}]; got "
-                        f"{type(bits).__name__} {bits!r}")
-    if not 1 <= bits <= UNIFORM_BITS:
-        raise ValueError(f"bits must be an integer in [1, {UNIFORM_BITS}] (the uniform's "
-                         f"resolution 2^-bits); got {bits!r}")
-    return int(bits)
+    return require_int("bits", bits, low=1, high=UNIFORM_BITS, note="the uniform's resolution 2^-bits")
 
 
 def implemented_probability(p, bits=UNIFORM_BITS) -> Fraction:

@@ -688,7 +688,7 @@ ENTRIES = [
     constructor(incidence.ModularIncidenceEstimator,
                 {"universe_size": N, "k": 3, "epsilon": 1.0, "m": 1, "rng": 0},   # m <= universe_size
                 {"universe_size": Int(1, 2**62, practical=(1, 10**9)), "k": Int(2, 2**20, practical=(2, 64)),
-                 "epsilon": Real(0.0, 30.0, low_open=True), "m": Int(1, N, practical=(1, 100)), "rng": RNG}),
+                 "epsilon": Real(0.0, 700.0, low_open=True), "m": Int(1, N, practical=(1, 100)), "rng": RNG}),
     *_stream_entries("ModularIncidenceEstimator",
                      lambda: incidence.ModularIncidenceEstimator(N, 3, 1.0, 100, rng=0), N),
     function(incidence.modular_incidence, {"stream": [0, 1, 1], "universe_size": 5, "k": 3},

@@ -8,6 +8,7 @@ import pytest
 
 from panpriv_teach.audit import estimate_epsilon
 from panpriv_teach.incidence import ModularIncidenceEstimator, modular_incidence
+from panpriv_teach.noise import ArcNoise, exp_lower_bound
 
 
 def test_modular_incidence_counts_by_hand():
@@ -28,7 +29,7 @@ def test_the_implemented_state_law_is_epsilon_dp_exactly(k, epsilon):
     if k <= 17:                                   # every value, every pair of turns
         assert worst == max(law[(j - n) % k] / law[(j - n2) % k]
                             for j in range(k) for n in range(k) for n2 in range(k))
-    assert math.log(worst) <= epsilon + 2**-50
+    assert worst <= exp_lower_bound(epsilon)                 # e^ε, exactly (a rational lower bound of it)
     assert math.log(worst) == pytest.approx(epsilon, abs=1e-12)    # and no more private than claimed
     assert estimator.state_epsilon == pytest.approx(math.log(worst), abs=1e-15)
 
@@ -46,7 +47,7 @@ def test_the_whole_state_of_a_tiny_universe_by_enumeration():
     for n0, n0_other, n1 in [(a, b, c) for a in range(4) for b in range(4) for c in range(4)]:
         p, q = state_law(n0, n1), state_law(n0_other, n1)
         worst = max(worst, max(p[s] / q[s] for s in p))
-    assert math.log(worst) <= epsilon + 2**-50
+    assert worst <= exp_lower_bound(epsilon)                 # e^ε, exactly (a rational lower bound of it)
 
 
 def _start_samples(estimator, n, size):
@@ -63,8 +64,7 @@ class _DoubledBump(ModularIncidenceEstimator):
     """Broken: the heavy value has weight e^(2ε), so the state is only 2ε-DP."""
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        K2 = math.exp(2 * self.epsilon) + self.k - 1
-        self.threshold = math.floor(math.exp(2 * self.epsilon) / K2 * 2**53)
+        self.noise = ArcNoise(self.k, 1, 2 * self.epsilon)
 
 
 def test_an_audit_of_the_state_stays_under_epsilon_and_flags_broken_variants():
@@ -105,7 +105,7 @@ def test_accuracy_unbiased_with_the_stated_spread_and_within_the_bound():
     assert np.all(np.abs(errors.std(axis=0) / sds - 1) <= 0.25)
     assert np.mean(np.abs(errors) > estimator.error_bound(0.05)) <= 0.10
 
-    wrong_K = math.exp(epsilon)                   # the broken variant, from the same states
+    wrong_K = math.exp(epsilon)                   # the broken variant (e^ε for K), from the same states
     biased = np.array([(wrong_K * np.bincount(c, minlength=k) / N - 1) / math.expm1(epsilon) for c in states])
     assert np.any(np.abs((biased - truth).mean(axis=0)) > 4 * sds / math.sqrt(runs))
 
@@ -135,7 +135,7 @@ def test_the_state_holds_the_sample_and_the_counters_only():
 
 @pytest.mark.parametrize("kwargs, words", [
     ({"k": 1}, "k must be"), ({"epsilon": 0.0}, "epsilon"), ({"m": 11}, "m must be"),
-    ({"k": 2.5}, "k must be"), ({"epsilon": 40.0}, "epsilon"),
+    ({"k": 2.5}, "k must be"), ({"epsilon": 800.0}, "epsilon"),
 ])
 def test_bad_parameters_are_named(kwargs, words):
     arguments = {"universe_size": 10, "k": 3, "epsilon": 1.0, "m": 5} | kwargs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -17,7 +18,8 @@ from panpriv_teach.mechanisms import (analytic_gaussian_sigma, classic_gaussian_
                                       laplace_guarantee, laplace_mechanism,
                                       laplace_mechanism_unsafe)
 from panpriv_teach.noise import (UNIFORM_BITS, ArcNoise, DiscreteGaussian, DiscreteLaplace,
-                                 LaplaceNoise, implemented_probability, threshold_below)
+                                 LaplaceNoise, exp_lower_bound, implemented_probability,
+                                 threshold_below, threshold_for_ratio)
 
 
 # ----------------------------------------------------------------------------- the attack
@@ -308,3 +310,25 @@ def test_implemented_probability_rejects_non_probabilities_by_name(bad, error):
         implemented_probability(0.5, bits=54)
     with pytest.raises(TypeError, match="bits must be an integer"):
         threshold_below(0.5, bits=8.0)
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-9, 0.5, 1.0, 20.0, 36.7, 700.0, 1e300])
+def test_exp_lower_bound_is_a_rational_lower_bound_of_at_least_one(epsilon):
+    bound = exp_lower_bound(epsilon)
+    with localcontext() as ctx:                    # e^epsilon to 80 digits, an upper bound
+        ctx.prec = 80
+        upper = Fraction(Decimal(min(epsilon, 700.0)).exp()) * (1 + Fraction(1, 10**78))
+    assert 1 <= bound <= upper
+    if 1e-9 <= epsilon <= 700:
+        assert math.log(bound) == pytest.approx(epsilon, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("epsilon, others", [(0.1, 1), (1.0, 1), (1.0, 9), (20.0, 1), (36.0, 999), (80.0, 1)])
+def test_threshold_for_ratio_is_the_largest_grid_threshold_within_e_epsilon(epsilon, others):
+    """t others/(1 - t) <= e^ε in fractions, and the next multiple of 2^-53 above t exceeds it
+    (or t is the last grid point below 1)."""
+    t = Fraction(threshold_for_ratio(epsilon, others))
+    assert t * 2**53 == int(t * 2**53) and 0 < t < 1
+    assert t * others / (1 - t) <= exp_lower_bound(epsilon)
+    above = t + Fraction(1, 2**53)
+    assert above == 1 or above * others / (1 - above) > exp_lower_bound(epsilon)

@@ -209,7 +209,7 @@ def exercise_5_4(claim):
                 raise ExerciseFailed(f"for eps = {eps}, P(y = 1) in case \"{key}\" is not "
                                      f"{answer[key]}. Condition on the bit b_x and use the "
                                      "coins D+ (b = 0) and D- (b = 1).")
-    eps = Fraction(int(fresh_rng().integers(1, 49)), 97)    # never one of the fixed cases
+    eps = Fraction(int(fresh_rng().integers(1, 4 * 10**9)), 10**10 + 19)   # never a fixed case
     answer = call(claim, eps)
     half = Fraction(1, 2)
     right = {"blank": half, "repeat": half, "first": half + eps**2 / 2}

@@ -300,6 +300,38 @@ def test_the_decks_are_offline(decks):
 
 # ---------------------------------------------------------------- in a real browser
 
+class _InFlight:
+    """The page's requests that have started and not yet finished or failed.
+
+    Playwright's own "networkidle" wait hung twice under load (120 s) on pages that had long
+    finished loading; counting requests ourselves is as strict and names what is still out."""
+
+    QUIET_MS, LIMIT_S = 500, 120
+
+    def __init__(self, page):
+        self.page, self.pending, self.last = page, set(), time.monotonic()
+        page.on("request", self._start)
+        page.on("requestfinished", self._end)
+        page.on("requestfailed", self._end)
+
+    def _start(self, request):
+        self.pending.add(request)
+        self.last = time.monotonic()
+
+    def _end(self, request):
+        self.pending.discard(request)
+        self.last = time.monotonic()
+
+    def settle(self):
+        """Wait until no request has been out for QUIET_MS; fail naming them after LIMIT_S."""
+        deadline = time.monotonic() + self.LIMIT_S
+        while self.pending or time.monotonic() - self.last < self.QUIET_MS / 1000:
+            if time.monotonic() > deadline:
+                pytest.fail(f"{self.page.url}: still loading after {self.LIMIT_S} s: "
+                            f"{sorted(r.url[-80:] for r in self.pending)}", pytrace=False)
+            self.page.wait_for_timeout(100)
+
+
 def _open_offline(urls: list[str], exe: str, act, viewport: dict | None = None) -> list[tuple]:
     """Open each URL in one headless Chromium; abort and record every request to a remote host.
 
@@ -328,15 +360,16 @@ def _open_offline(urls: list[str], exe: str, act, viewport: dict | None = None) 
                 remote.clear()
                 problems: list[str] = []
                 page = context.new_page()
-                # Generous: under `make test` the other worker drives Chromium too (a page once
-                # took over the default 30 s to go network-idle); this bounds a hang, not speed.
+                # Generous: under `make test` the other worker drives Chromium too; this bounds a
+                # hang, not speed.
                 page.set_default_timeout(120_000)
                 page.on("pageerror", lambda e, problems=problems: problems.append(f"uncaught: {e}"[:300]))
                 page.on("console", lambda m, problems=problems: problems.append(f"{m.type}: {m.text}"[:300])
                         if m.type in ("error", "warning") else None)
+                loading = _InFlight(page)
                 try:
                     page.goto(url)
-                    page.wait_for_load_state("networkidle")
+                    loading.settle()
                     results.append((act(page, url), sorted(set(remote)), problems))
                 finally:
                     page.close()

@@ -4,8 +4,9 @@ The safe sampler (`noise.LaplaceNoise.noise`, discrete Laplace on a power-of-two
 from uniform 64-bit integers, the default of `mechanisms.laplace_mechanism`) must cost at
 most 5x numpy's one-uniform inverse-CDF sampler (which leaks its input through floating
 point, Mironov 2012). Also times the whole `laplace_mechanism` on 10^6 values and the
-float-safe discrete Gaussian of `gaussian_mechanism` against Generator.normal (reference
-only, no target). Best of REPEATS, measured alternately after one warm-up, so other load
+float-safe discrete Gaussian of `gaussian_mechanism` against Generator.normal, and the exact
+`exponential_mechanism` against its `exact=False` (numpy's choice) on lecture 01's candidate
+sets and on one good candidate among 10^4 poor ones (reference only, no target). Best of REPEATS, measured alternately after one warm-up, so other load
 on the machine affects both alike. Run: .venv/bin/python benchmarks/bench_noise.py
 """
 from __future__ import annotations
@@ -14,7 +15,8 @@ import sys
 
 import numpy as np
 
-from panpriv_teach.mechanisms import gaussian_mechanism, gaussian_guarantee, laplace_mechanism
+from panpriv_teach.mechanisms import (exponential_mechanism, gaussian_mechanism, gaussian_guarantee,
+                                      laplace_mechanism)
 from panpriv_teach.noise import LaplaceNoise
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
@@ -45,6 +47,15 @@ def main() -> int:
                                  lambda: rng.normal(0.0, sigma, N), repeats=5)
     print(f"gaussian_mechanism (epsilon 1, delta 1e-6) on 10^6 values {gauss * 1e3:6.1f} ms; "
           f"numpy Generator.normal {normal * 1e3:6.1f} ms (ratio {gauss / normal:.2f}, reference)")
+    candidate_sets = {"5 symptoms (lecture 01)": np.array([412.0, 398, 250, 120, 95]),
+                      "330 synthetic data sets": -np.random.default_rng(2).integers(44, 400, 330).astype(float),
+                      "1 good among 10^4 poor": np.r_[0.0, np.full(10_000, -20.0)]}
+    for name, scores in candidate_sets.items():
+        exact, choice = best_seconds(
+            *(lambda exact=exact: [exponential_mechanism(range(len(scores)), scores, 1, 1.0, rng, exact=exact)
+                                   for _ in range(100)] for exact in (True, False)), repeats=5)
+        print(f"exponential_mechanism, {name}: exact {exact * 1e4:7.1f} µs a draw; numpy's choice "
+              f"{choice * 1e4:6.1f} µs (ratio {exact / choice:.2f}, reference)")
     print(f"worst Laplace ratio {worst:.2f}: target {'met' if worst <= TARGET_RATIO else 'MISSED'}")
     return 0 if worst <= TARGET_RATIO else 1
 

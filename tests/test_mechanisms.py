@@ -5,6 +5,7 @@ that a correct implementation fails (tolerances are derived, e.g. 6 standard err
 two-sided normal tail 2e-9).
 """
 import math
+import unittest.mock as mock
 from fractions import Fraction
 
 import numpy as np
@@ -18,6 +19,7 @@ from panpriv_teach.mechanisms import (RandomizedResponse, discrete_laplace_pmf,
                                       geometric_mechanism, laplace_mechanism,
                                       sample_discrete_laplace_exact, warner_epsilon,
                                       warner_estimate, warner_response)
+from panpriv_teach import mechanisms as mechanisms_module
 from panpriv_teach.noise import implemented_probability
 
 P_MIN = 1e-6  # goodness-of-fit tests fail a correct sampler with probability 1e-6
@@ -242,14 +244,58 @@ def test_exponential_probabilities_are_stable_for_huge_scores():
     np.testing.assert_allclose(p, [0.5, 0.5])
 
 
-def test_exponential_mechanism_sample_frequencies_match_the_probabilities():
-    # n = 20,000 draws over 4 candidates; chi-square p-value threshold 1e-6
-    candidates, scores = ["a", "b", "c", "d"], [0.0, 1.0, 3.0, 2.5]
-    p = exponential_mechanism_probabilities(scores, 1, 1.0)
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("scores, epsilon, monotone", [
+    ([0.0, 1.0, 3.0, 2.5], 1.0, False), ([0.0, 1.0, 3.0, 2.5], 1.0, True),
+    ([5.0, 5.0, 5.0], 1.0, False),                    # ties: uniform
+    ([2.0, -3.0, 2.0, 1.75], 0.3, False)])
+def test_exponential_mechanism_sample_frequencies_match_the_probabilities(scores, epsilon, monotone, exact):
+    # n = 20,000 draws; chi-square p-value threshold 1e-6 per case
+    candidates = list("abcd"[:len(scores)])
+    p = exponential_mechanism_probabilities(scores, 1, epsilon, monotone)
     rng = np.random.default_rng(10)
-    draws = [exponential_mechanism(candidates, scores, 1, 1.0, rng=rng) for _ in range(20_000)]
+    draws = [exponential_mechanism(candidates, scores, 1, epsilon, rng=rng, monotone=monotone,
+                                   exact=exact) for _ in range(20_000)]
     observed = np.array([draws.count(c) for c in candidates])
     assert stats.chisquare(observed, p * len(draws)).pvalue > P_MIN
+
+
+def test_the_exact_exponential_mechanism_is_quick_with_many_poor_candidates():
+    # one candidate scoring 0 among 10^4 scoring -10 (epsilon/(2 Delta) = 1): the best has
+    # probability 1/(1 + 10^4 e^-10) = 0.6878, and each draw needs about 6,900 proposals;
+    # 300 draws, binomial test at 1e-6
+    scores = np.r_[0.0, np.full(10_000, -10.0)]
+    rng = np.random.default_rng(11)
+    best = sum(exponential_mechanism(range(len(scores)), scores, 1, 2.0, rng=rng) == 0
+               for _ in range(300))
+    assert stats.binomtest(best, 300, 1 / (1 + 1e4 * math.exp(-10))).pvalue > P_MIN
+
+
+def test_the_exact_exponential_mechanism_draws_its_gaps_exactly():
+    # the coins are flipped with g = factor (max - score) in rational arithmetic, also where
+    # the float factor overflows (sensitivity 5e-324) or underflows (epsilon 5e-324)
+    seen = []
+    real = mechanisms_module.first_heads
+
+    def record(g, exact_g, rng):
+        seen.extend(exact_g(j) for j in range(len(g)))
+        return real(g, exact_g, rng)
+
+    with mock.patch.object(mechanisms_module, "first_heads", record):
+        exponential_mechanism(range(3), [0.1, 0.3, -2.0], 3.0, 0.7, rng=1)
+        factor = Fraction(0.7) / (2 * Fraction(3.0))
+        assert seen and set(seen) <= {factor * (Fraction(0.3) - Fraction(s)) for s in (0.1, 0.3, -2.0)}
+        seen.clear()
+        assert exponential_mechanism(range(2), [1.0, 0.0], 5e-324, 1e300, rng=2) == 0
+        assert set(seen) <= {0, Fraction(1e300) / (2 * Fraction(5e-324))}
+    rng = np.random.default_rng(12)   # epsilon/(2 Delta) ~ 1e-624: uniform; binomial test at 1e-6
+    zeros = sum(exponential_mechanism(range(2), [1.0, 0.0], 1e300, 5e-324, rng=rng) == 0 for _ in range(2_000))
+    assert stats.binomtest(zeros, 2_000, 0.5).pvalue > P_MIN
+
+
+def test_exact_must_be_a_bool():
+    with pytest.raises(TypeError, match=r"\bexact\b.*True.*False.*'yes'"):
+        exponential_mechanism(["a"], [1.0], 1, 1, exact="yes")
 
 
 def test_exponential_mechanism_returns_the_candidate_itself():
@@ -565,7 +611,7 @@ def test_exponential_mechanism_implemented_law_is_what_choice_draws():
     for seed in range(300):
         u = Fraction(np.random.default_rng(seed).random())
         expected = int(np.argmax([u < c for c in cumulative]))
-        assert exponential_mechanism(range(5), scores, 1.0, 1.0, rng=seed) == expected
+        assert exponential_mechanism(range(5), scores, 1.0, 1.0, rng=seed, exact=False) == expected
     nominal = exponential_mechanism_probabilities(scores, 1.0, 1.0)
     assert max(abs(float(a) - b) for a, b in zip(law, nominal)) <= 2 * 2.0**-53
 
@@ -594,8 +640,8 @@ def test_exponential_mechanism_implemented_ratios_stay_within_e_epsilon(epsilon,
     assert worst >= 0.5 * epsilon        # the neighbours do move the law
 
 
-def test_exponential_mechanism_is_not_pure_dp_at_probabilities_near_2_to_the_minus_53():
-    # documented limitation: candidate 1's probability e^-37 (about 2^-53.4) rounds to 0,
+def test_numpys_choice_is_not_pure_dp_at_probabilities_near_2_to_the_minus_53():
+    # exact=False, documented: candidate 1's probability e^-37 (about 2^-53.4) rounds to 0,
     # while at its neighbour's e^-36.5 it is 2^-53; the real-number ratio is e^(1/2)
     far = exponential_mechanism_implemented_law([0.0, -74.0], 1.0, 1.0)
     near = exponential_mechanism_implemented_law([0.0, -73.0], 1.0, 1.0)

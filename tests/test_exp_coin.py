@@ -1,0 +1,116 @@
+"""Exact exp(-g) coins (panpriv_teach.exp_coin): the intervals hold exp(-g) rigorously (checked
+against mpmath at 60 or bits + 60 digits), the coin's decision is V < exp(-g) on every cell,
+and the coins land heads with frequency exp(-g) on both the float and the exact path."""
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+from panpriv_teach.exp_coin import exact_bounds, first_heads, float_bounds
+
+P_MIN = 1e-6   # each chi-square / binomial test falsely fails with probability 1e-6
+
+
+def _exp_minus(g, digits=60):
+    """exp(-g) for a float or a Fraction g, to `digits` digits."""
+    with mpmath.workdps(digits):
+        g = mpmath.mpf(g.numerator) / g.denominator if isinstance(g, Fraction) else mpmath.mpf(g)
+        return mpmath.exp(-g)
+
+
+FLOATS = np.concatenate([[0.0, 5e-324, 2.0**-1074 * 3, 2.0**-1022, 1e-300, 1e-17, 0.5, 1.0,
+                          math.log(2), 36.5, 37.0, 700.0, 708.0, 745.0, 745.2, 746.0, 1e4],
+                         np.random.default_rng(1).uniform(0, 800, 500),
+                         10.0 ** np.random.default_rng(2).uniform(-320, 3, 500)])
+
+
+def test_float_bounds_hold_exp_minus_g_for_every_g_within_the_stated_error():
+    lo, hi = float_bounds(FLOATS)
+    for g, a, b in zip(FLOATS, lo, hi):
+        error = mpmath.mpf(g) * mpmath.mpf(2) ** -50 + mpmath.mpf(2) ** -1070
+        for true_g in (mpmath.mpf(g) - error, mpmath.mpf(g), mpmath.mpf(g) + error):
+            value = _exp_minus(max(true_g, 0))
+            assert mpmath.mpf(float(a)) <= value <= mpmath.mpf(float(b)), (g, a, b)
+        if g < 700:        # and they are tight: the float path decides almost every coin
+            assert b - a <= (2.0**-43 + g * 2.0**-47) * math.exp(-g) + 2.0**-1059
+
+
+@pytest.mark.parametrize("g", [Fraction(0), Fraction(1, 3), Fraction(1, 10**40), Fraction(7),
+                               Fraction(10**6 + 1, 7), Fraction(math.log(2)), Fraction(1e-300),
+                               Fraction(63), Fraction(64), Fraction(65), Fraction(200, 3)])
+@pytest.mark.parametrize("bits", [64, 128, 512])
+def test_exact_bounds_hold_exp_minus_g_within_2_to_the_minus_bits(g, bits):
+    lo, hi = exact_bounds(g, bits)
+    digits = bits // 3 + 60 + len(str(math.floor(g)))
+    value = _exp_minus(g, digits)
+    with mpmath.workdps(digits):
+        assert mpmath.mpf(lo.numerator) / lo.denominator <= value <= mpmath.mpf(hi.numerator) / hi.denominator
+    assert hi - lo <= Fraction(1, 2 ** (bits + 2))
+
+
+def _cell_of(g: Fraction) -> int:
+    """floor(exp(-g) 2^64): the one cell the float bounds cannot decide."""
+    with mpmath.workdps(60):
+        return int(mpmath.floor(_exp_minus(g) * 2**64))
+
+
+class _Bits:
+    """An rng stand-in whose 64-bit draws are given: the cells of first_heads, then its extra bits."""
+
+    def __init__(self, words):
+        self.words = list(words)
+
+    def integers(self, low, high, size=None, dtype=None):
+        if size is None:
+            return np.uint64(self.words.pop(0))
+        return np.array([self.words.pop(0) for _ in range(size)], dtype=np.uint64)
+
+
+@pytest.mark.parametrize("g", [Fraction(1, 3), Fraction(5), Fraction(1, 2**40)])
+def test_the_coin_is_v_below_exp_minus_g_on_every_cell_near_the_boundary(g):
+    # V = (cell + more 2^-64 + ...) 2^-64: cells next to exp(-g) 2^64 force the exact path, which
+    # must draw more bits and answer V < exp(-g); far cells are decided by the floats alone
+    c = _cell_of(g)
+    exact = lambda j: g
+    g_float = np.array([float(g)])
+    for cell in (c - 10**6, c - 1, c + 1, c + 10**6):
+        assert first_heads(g_float, exact, _Bits([cell])) == (0 if cell < c else None)
+    with mpmath.workdps(80):
+        next_word = int(mpmath.floor((_exp_minus(g, 80) * 2**64 - c) * 2**64))
+    for more, heads in ((0, True), (next_word - 1, True), (next_word + 1, False), (2**64 - 1, False)):
+        assert first_heads(g_float, exact, _Bits([c, more])) == (0 if heads else None), more
+    # without a float bound (NaN) the exact path decides the same
+    assert first_heads(np.array([np.nan]), exact, _Bits([c - 1])) == 0
+    assert first_heads(np.array([np.nan]), exact, _Bits([c + 1])) is None
+
+
+def test_first_heads_returns_the_first_coin_that_lands_heads():
+    g = np.array([5.0, 0.0, 0.0])         # exp(-5) 2^64 = 1.24e17: heads below that cell
+    assert first_heads(g, lambda j: Fraction(g[j]), _Bits([2**60, 5, 7])) == 1
+    assert first_heads(g, lambda j: Fraction(g[j]), _Bits([3, 5, 7])) == 0
+
+
+@pytest.mark.parametrize("float_path", [True, False])
+@pytest.mark.parametrize("g", [Fraction(1, 3), Fraction(2), Fraction(37, 2)])
+def test_coins_land_heads_with_frequency_exp_minus_g(g, float_path):
+    # 100,000 coins per case (the exact path: 20,000); two-sided binomial test at 1e-6
+    n = 100_000 if float_path else 20_000
+    rng = np.random.default_rng(7)
+    approx = np.array([float(g) if float_path else np.nan])
+    heads = sum(first_heads(approx, lambda j: g, rng) == 0 for _ in range(n))
+    p = math.exp(-float(g))
+    assert stats.binomtest(heads, n, p).pvalue > P_MIN, (heads, n * p)
+
+
+def test_a_coin_rounded_in_floating_point_is_caught():
+    # the broken variant: heads when the cell is below fl(exp(-g)) 2^64, ignoring more bits;
+    # at the boundary cell the exact coin needs more bits and here says tails
+    g = Fraction(1, 3)
+    c = _cell_of(g)
+    broken = lambda cell: cell <= math.floor(math.exp(-float(g)) * 2**64)
+    with mpmath.workdps(80):
+        next_word = int(mpmath.floor((_exp_minus(g, 80) * 2**64 - c) * 2**64))
+    assert broken(c) and first_heads(np.array([float(g)]), lambda j: g, _Bits([c, next_word + 1])) is None

@@ -12,8 +12,8 @@ cell (heads) or below it (tails), the answer is the exact one without looking at
 Otherwise, 64 more bits and a narrower interval, from Python's `decimal` (whose exp is
 correctly rounded), until the cell is on one side. The intervals are rigorous:
 
-* float64 (`float_bounds`): g~ a float with |g - g~| <= g~ 2^-50 + 2^-1070 (what a product and a
-  difference of floats give); numpy's exp is within a few ulp (2^-50 relative); lo and hi
+* float64 (`float_bounds`): g~ a float with |g - g~| <= g~ 2^-50 + 2^-1070 (what a product, a
+  difference and a power-of-two scaling of floats give), or +inf for g > 2^1023; numpy's exp is within a few ulp (2^-50 relative); lo and hi
   widen the result by 2^-45 relative and 2^-1060 absolute, which also covers their own roundings.
 * decimal (`exact_bounds`): g rational, `bits` asked; precision 0.31 bits + 20 digits beyond
   g's integer digits, so hi - lo < 2^-(bits + 2) exp(-g). Beyond g > bits >= 64, exp(-g) is
@@ -37,12 +37,13 @@ _RELATIVE, _ABSOLUTE = 2.0**-45, 2.0**-1060
 
 def float_bounds(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi) with lo <= exp(-g_true) <= hi for every g_true within g 2^-50 + 2^-1070 of the
-    float g (finite, >= 0). Vectorised."""
+    float g >= 0, and for every g_true > 2^1023 where g = +inf. Vectorised."""
     g = np.asarray(g, dtype=float)
     slack = g * 2.0**-49 + 2.0**-1070    # 2^-50 relative, plus the roundings of g ± slack
-    with np.errstate(under="ignore"):
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
         lo = np.exp(-(g + slack)) * (1 - _RELATIVE) - _ABSOLUTE
         hi = np.exp(-(g - slack)) * (1 + _RELATIVE) + _ABSOLUTE
+    hi[np.isposinf(g)] = _ABSOLUTE       # exp(-2^1023) is far below 2^-1060
     return lo, hi
 
 
@@ -78,10 +79,10 @@ def _heads_exactly(g: Fraction, cell: int, rng) -> bool:
 def first_heads(g: np.ndarray, exact_g: Callable[[int], Fraction], rng) -> int | None:
     """Flip coins j = 0, 1, ... with P(heads) = exp(-g_j) exactly, in order; the first j that
     lands heads, or None. `g[j]` is a float within g_j 2^-50 + 2^-1070 of the exact g_j =
-    `exact_g(j)` (NaN or inf: no float bound, decided exactly)."""
-    g = np.asarray(g, dtype=float)
+    `exact_g(j)`, or +inf when g_j > 2^1023 (NaN: no float bound, decided exactly)."""
+    g = np.atleast_1d(np.asarray(g, dtype=float))
     cells = rng.integers(0, 2**64, size=g.size, dtype=np.uint64)
-    known = np.isfinite(g) & (g >= 0)
+    known = g >= 0                                            # False for NaN
     lo, hi = float_bounds(np.where(known, g, 0.0))
     below = np.clip(np.floor(lo * 2.0**64), 0, _CAP).astype(np.uint64)
     heads = known & (cells < below)                           # V < (U + 1) 2^-64 <= lo

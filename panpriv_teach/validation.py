@@ -29,7 +29,10 @@ def require_real(name: str, value, *, low=None, high=None, low_open=False,
     valid = f"a real number in {_interval(low, high, low_open, high_open)}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         _fail(name, value, valid, note, TypeError)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:                    # an int or Fraction beyond float64
+        _fail(name, value, valid, note or "beyond the range of float64")
     if math.isnan(value):
         _fail(name, value, valid, note)
     if low is not None and (value < low or (low_open and value == low)):

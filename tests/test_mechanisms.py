@@ -19,6 +19,7 @@ from panpriv_teach.mechanisms import (RandomizedResponse, discrete_laplace_pmf,
                                       geometric_mechanism, laplace_mechanism,
                                       sample_discrete_laplace_exact, warner_epsilon,
                                       warner_estimate, warner_response)
+from panpriv_teach import exp_coin
 from panpriv_teach import mechanisms as mechanisms_module
 from panpriv_teach.noise import implemented_probability
 
@@ -293,9 +294,37 @@ def test_the_exact_exponential_mechanism_draws_its_gaps_exactly():
     assert stats.binomtest(zeros, 2_000, 0.5).pvalue > P_MIN
 
 
-def test_exact_must_be_a_bool():
-    with pytest.raises(TypeError, match=r"\bexact\b.*True.*False.*'yes'"):
-        exponential_mechanism(["a"], [1.0], 1, 1, exact="yes")
+@pytest.mark.parametrize("scores, sensitivity, epsilon", [
+    (np.r_[1.0, np.zeros(10_000)], 5e-324, 1.0),                # epsilon/(2 Delta) overflows
+    (np.r_[1e308, np.full(10_000, -1e308)], 1.0, 2.0),          # max - score overflows
+    (np.r_[0.0, np.full(10_000, -32.0)], 2.0**500, 2.0**-495),  # the factor is 2^-996: g = 1
+    (np.r_[1e308, np.full(10_000, -1e308)], 1e308, 5e-324)])    # the factor underflows
+def test_extreme_factors_and_gaps_are_decided_by_the_float_bounds(scores, sensitivity, epsilon):
+    # every coin has a float bound (scaled factor; +inf for g > 2^1023), so the exact decimal
+    # path, which costs tens of µs a coin, is (almost) never taken: 5 draws of ~10^4 proposals
+    calls = []
+    real = exp_coin._heads_exactly
+    with mock.patch.object(exp_coin, "_heads_exactly", lambda *a: calls.append(a) or real(*a)):
+        for seed in range(5):
+            exponential_mechanism(range(len(scores)), scores, sensitivity, epsilon, rng=seed)
+    assert len(calls) <= 1
+
+
+def test_a_factor_that_underflows_leaves_the_uniform_law_not_nan():
+    np.testing.assert_array_equal(exponential_mechanism_probabilities([1e308, -1e308], 1e308, 5e-324),
+                                  [0.5, 0.5])
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"exact": "yes"}, TypeError, r"\bexact\b.*True.*False.*'yes'"),
+    ({"monotone": "no"}, TypeError, r"\bmonotone\b.*True.*False.*'no'"),
+    ({"epsilon": 10**400}, ValueError, r"\bepsilon\b.*float64"),
+    ({"scores": np.array([1e400, 0], dtype=np.longdouble)}, ValueError, r"\bscores\b.*finite")])
+def test_exponential_mechanism_flags_are_bools_and_numbers_fit_float64(kwargs, error, match):
+    arguments = {"candidates": ["a", "b"], "scores": [1.0, 0.0], "sensitivity": 1, "epsilon": 1.0,
+                 **kwargs}
+    with pytest.raises(error, match=match):
+        exponential_mechanism(**arguments)
 
 
 def test_exponential_mechanism_returns_the_candidate_itself():

@@ -280,8 +280,10 @@ def get(url: str):
 
 
 def terminal_output(port: int, token: str, lines: list, until: str, timeout=60) -> str:
-    """Open a JupyterLab terminal through its REST and websocket API, type `lines`, and
-    return what it printed up to the line starting with `until`."""
+    """Open a JupyterLab terminal through its REST and websocket API, type `lines` one at a
+    time, each when the shell shows its prompt again (as a user does: typed ahead, the
+    terminal's echo of the next line can land inside the previous command's output), and
+    return what it printed up to the line starting with `until`, without escape codes."""
     from tornado.httpclient import HTTPRequest
     from tornado.ioloop import IOLoop
     from tornado.websocket import websocket_connect
@@ -291,25 +293,37 @@ def terminal_output(port: int, token: str, lines: list, until: str, timeout=60) 
     with urllib.request.urlopen(request, timeout=10) as response:
         name = json.loads(response.read())["name"]
 
+    def clean(text: str) -> str:
+        return re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", text.replace("\r", ""))
+
+    def prompt_shown(text: str) -> bool:
+        return re.search(r"[#$] $", text) is not None
+
     async def talk():
         ws = await websocket_connect(HTTPRequest(
             f"ws://127.0.0.1:{port}/terminals/websocket/{name}?token={token}"))
-        for line in lines:
-            ws.write_message(json.dumps(["stdin", line + "\r"]))
-        text, deadline = "", time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            message = await ws.read_message()
-            if message is None:
-                break
-            kind, *payload = json.loads(message)
-            if kind == "stdout":
-                text += payload[0]
-                if re.search(rf"^{until}", text.replace("\r", ""), re.MULTILINE):
-                    break
-        ws.close()
-        return re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", text.replace("\r", ""))
+        raw = ""
 
-    return IOLoop.current().run_sync(talk, timeout=timeout + 10)
+        async def read_until(done):
+            nonlocal raw
+            while not done(clean(raw)):
+                message = await ws.read_message()
+                if message is None:
+                    return
+                kind, *payload = json.loads(message)
+                if kind == "stdout":
+                    raw += payload[0]
+
+        await read_until(prompt_shown)
+        for line in lines:
+            typed = len(clean(raw))
+            ws.write_message(json.dumps(["stdin", line + "\r"]))
+            await read_until(lambda text: "\n" in text[typed:] and prompt_shown(text))
+        await read_until(lambda text: re.search(rf"^{until}", text, re.MULTILINE))
+        ws.close()
+        return clean(raw)
+
+    return IOLoop.current().run_sync(talk, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -87,7 +87,7 @@ def test_call_that_never_returns_is_stopped():
     start = time.monotonic()
     with pytest.raises(ExerciseFailed, match=r"calling forever\(1\) did not finish within 0.2 s"):
         call(forever, 1, seconds=0.2)
-    assert time.monotonic() - start < 1
+    assert time.monotonic() - start < 2       # slack for a loaded CI; forever never returns
 
 
 def test_call_time_limit_cannot_be_swallowed_by_student_code():
@@ -163,7 +163,7 @@ def test_time_limit_interrupts_and_disarms():
     with pytest.raises(_TimeLimit):
         with time_limit(0.1):
             busy(1)
-    assert time.monotonic() - start < 0.5
+    assert time.monotonic() - start < 0.9     # not the 1 s of busy(1); slack for a loaded CI
     with time_limit(0.1):   # a block that finishes in time leaves nothing armed
         pass
     busy(0.2)               # ... and nothing fires later
@@ -176,9 +176,9 @@ def test_time_limit_inner_limit_restores_the_outer_one():
             with pytest.raises(_TimeLimit):
                 with time_limit(0.1):
                     busy(1)
-            assert 0.05 < time.monotonic() - start < 0.3
+            assert 0.05 < time.monotonic() - start < 0.55   # the inner limit, before the outer
             busy(1)                        # the outer limit still holds, and interrupts this
-    assert 0.5 < time.monotonic() - start < 0.9
+    assert 0.55 < time.monotonic() - start < 1.05   # before busy(1) could have ended
 
 
 def test_time_limit_inner_limit_never_extends_the_outer_one():
@@ -187,7 +187,7 @@ def test_time_limit_inner_limit_never_extends_the_outer_one():
         with time_limit(0.2):
             with time_limit(5):
                 busy(1)
-    assert time.monotonic() - start < 0.6
+    assert time.monotonic() - start < 0.9     # not the 1 s of busy(1)
 
 
 def test_time_limit_holds_in_any_thread():
@@ -213,7 +213,7 @@ def test_call_abandons_a_blocking_call_and_stops_an_endless_loop_afterwards():
     start = time.monotonic()
     with pytest.raises(ExerciseFailed, match="did not finish within 0.2 s"):
         call(lambda: time.sleep(3), seconds=0.2)
-    assert time.monotonic() - start < 0.6
+    assert time.monotonic() - start < 2       # not the 3 s of the sleep
 
     def forever():
         while True:

@@ -13,8 +13,9 @@ Otherwise, 64 more bits and a narrower interval, from Python's `decimal` (whose 
 correctly rounded), until the cell is on one side. The intervals are rigorous:
 
 * float64 (`float_bounds`): g~ a float with |g - g~| <= g~ 2^-50 + 2^-1070 (what a product, a
-  difference and a power-of-two scaling of floats give), or +inf for g > 2^1023; numpy's exp is within a few ulp (2^-50 relative); lo and hi
-  widen the result by 2^-45 relative and 2^-1060 absolute, which also covers their own roundings.
+  difference and a power-of-two scaling of floats give), or +inf for g > 2^1023; numpy's exp
+  is within a few ulp (2^-50 relative); lo and hi widen the result by 2^-45 relative and
+  2^-1060 absolute, which also covers their own roundings.
 * decimal (`exact_bounds`): g rational, `bits` asked; precision 0.31 bits + 20 digits beyond
   g's integer digits, so hi - lo < 2^-(bits + 2) exp(-g). Beyond g > bits >= 64, exp(-g) is
   below 2^-(bits + 2), which decides every cell but the first.
@@ -86,7 +87,8 @@ def first_heads(g: np.ndarray, exact_g: Callable[[int], Fraction], rng) -> int |
     lo, hi = float_bounds(np.where(known, g, 0.0))
     below = np.clip(np.floor(lo * 2.0**64), 0, _CAP).astype(np.uint64)
     heads = known & (cells < below)                           # V < (U + 1) 2^-64 <= lo
-    tails = known & (hi * 2.0**64 < _CAP) & (cells >= np.ceil(np.minimum(hi * 2.0**64, _CAP)).astype(np.uint64))
+    above = np.ceil(np.minimum(hi * 2.0**64, _CAP)).astype(np.uint64)
+    tails = known & (hi * 2.0**64 < _CAP) & (cells >= above)  # V >= U 2^-64 >= hi
     for j in np.flatnonzero(~tails):                          # in order: heads, or undecided
         if heads[j] or _heads_exactly(exact_g(int(j)), int(cells[j]), rng):
             return int(j)

@@ -21,7 +21,7 @@ from panpriv_teach.exp_coin import first_heads
 from panpriv_teach.noise import (DiscreteGaussian, DiscreteLaplace, LaplaceNoise, exp_lower_bound,
                                  grid_sensitivity, grid_step, implemented_probability,
                                  threshold_below, threshold_for_ratio)
-from panpriv_teach.validation import (require_array, require_epsilon, require_int,
+from panpriv_teach.validation import (require_array, require_bool, require_epsilon, require_int,
                                       require_probability, require_real)
 
 __all__ = ["laplace_mechanism", "laplace_mechanism_unsafe", "laplace_guarantee",
@@ -317,6 +317,7 @@ def geometric_mechanism(value, sensitivity, epsilon, rng=None, exact=False):
         bad = array[(array < -2**62) | (array > 2**62)].flat[0]
         raise ValueError(f"each entry of value must be an integer in [-2^62, 2^62] (value + noise "
                          f"must fit in int64); got {bad.item()!r}")
+    exact = require_bool("exact", exact, note="True: the exact rational sampler")
     rng = as_rng(rng)
     if exact:
         scale = Fraction(sensitivity) / Fraction(epsilon)  # a float is an exact binary fraction
@@ -411,12 +412,6 @@ def _float_scores(scores) -> np.ndarray:
     return scores
 
 
-def _require_bool(name: str, value, meaning: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False ({meaning}); got {value!r}")
-    return bool(value)
-
-
 def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotone=False):
     """The exact output law of `exponential_mechanism`: P(r) ∝ exp(epsilon q(r) / (2 Δ)).
 
@@ -426,7 +421,8 @@ def exponential_mechanism_probabilities(scores, sensitivity, epsilon, monotone=F
     """
     sensitivity = _positive("sensitivity", sensitivity)
     epsilon = require_epsilon(epsilon)
-    monotone = _require_bool("monotone", monotone, "True: the factor epsilon/Δ for monotone utilities")
+    monotone = require_bool("monotone", monotone,
+                            note="True: the factor epsilon/Δ, for monotone utilities")
     scores = _float_scores(scores)
     factor = epsilon / (sensitivity if monotone else 2.0 * sensitivity)
     with np.errstate(over="ignore", invalid="ignore"):  # ±1e308 scores: -inf, weight 0
@@ -475,8 +471,8 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
     In floating point:
     - `exact=True` (default): the law above exactly, for the scores, Δ and epsilon as given
       (as float64 numbers, each read as the binary fraction it is; integer scores above
-      2^53 and Fraction arguments are rounded to float64 first). Rejection sampling: propose a candidate
-      uniformly and keep it with probability exactly exp(-g), g = epsilon (max q - q(r)) / (2Δ)
+      2^53 and Fraction arguments are rounded to float64 first). Rejection sampling: propose
+      a candidate uniformly and keep it with probability exactly exp(-g), g = epsilon (max q - q(r)) / (2Δ)
       in rational arithmetic (`exp_coin.first_heads`: a uniform V < exp(-g), decided by
       rigorous float bounds and, for about 2^-40 of the coins, by correctly rounded decimals);
       a kept r has probability exactly ∝ exp(-g_r). So the program is exactly epsilon-DP
@@ -501,10 +497,10 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
         raise ValueError("candidates and scores must have the same length (one score per "
                          f"candidate); got {len(candidates)} candidates and "
                          f"{len(probabilities)} scores")
-    exact = _require_bool("exact", exact, "True: the exact sampler; False: numpy's choice")
+    exact = require_bool("exact", exact, note="True: the exact sampler; False: numpy's choice")
     rng = as_rng(rng)
     if exact:
-        factor = Fraction(float(epsilon)) / (Fraction(float(sensitivity)) * (1 if monotone else 2))
+        factor = Fraction(float(epsilon)) / Fraction(float(sensitivity)) / (1 if monotone else 2)
         index = _exponential_exact(_float_scores(scores), factor, rng,
                                    expected_proposals=len(probabilities) * probabilities.max())
     else:
@@ -512,7 +508,8 @@ def exponential_mechanism(candidates, scores, sensitivity, epsilon, rng=None, mo
     return candidates[int(index)]
 
 
-def _exponential_exact(scores: np.ndarray, factor: Fraction, rng, expected_proposals: float) -> int:
+def _exponential_exact(scores: np.ndarray, factor: Fraction, rng,
+                       expected_proposals: float) -> int:
     """An index i with probability exactly ∝ exp(-g_i), g_i = factor (max - scores[i]) in
     rational arithmetic: uniform proposals, drawn in batches of about twice the expected
     number, each kept by an exact exp(-g) coin (`exp_coin.first_heads`)."""
@@ -532,7 +529,8 @@ def _exponential_exact(scores: np.ndarray, factor: Fraction, rng, expected_propo
                 shift = np.where(np.isinf(gap), 2, 0)
                 gap = np.where(shift == 2, best * 0.25 - scores[index] * 0.25, gap)
             g = m * np.ldexp(gap, np.clip(e + shift, -2**30, 2**30))   # 0 where s is the best
-        found = first_heads(g, lambda j: factor * (Fraction(best) - Fraction(scores[index[j]])), rng)
+        exact_g = lambda j: factor * (Fraction(best) - Fraction(scores[index[j]]))  # noqa: E731
+        found = first_heads(g, exact_g, rng)
         if found is not None:
             return int(index[found])
 

@@ -42,6 +42,13 @@ def require_real(name: str, value, *, low=None, high=None, low_open=False,
     return value
 
 
+def require_bool(name: str, value, *, note: str = "") -> bool:
+    """Return `value` as a bool (True, False or a numpy bool), or raise a TypeError naming it."""
+    if not isinstance(value, (bool, np.bool_)):
+        _fail(name, value, "True or False", note, TypeError)
+    return bool(value)
+
+
 def require_int(name: str, value, *, low=None, high=None, note: str = "") -> int:
     """Return `value` as an int, or raise naming `name`, `value` and the range."""
     valid = f"an integer in {_interval(low, high, False, False)}"

@@ -47,7 +47,8 @@ def test_exact_bounds_hold_exp_minus_g_within_2_to_the_minus_bits(g, bits):
     digits = bits // 3 + 60 + len(str(math.floor(g)))
     value = _exp_minus(g, digits)
     with mpmath.workdps(digits):
-        assert mpmath.mpf(lo.numerator) / lo.denominator <= value <= mpmath.mpf(hi.numerator) / hi.denominator
+        low, high = (mpmath.mpf(f.numerator) / f.denominator for f in (lo, hi))
+        assert low <= value <= high
     assert hi - lo <= Fraction(1, 2 ** (bits + 2))
 
 
@@ -58,7 +59,7 @@ def _cell_of(g: Fraction) -> int:
 
 
 class _Bits:
-    """An rng stand-in whose 64-bit draws are given: the cells of first_heads, then its extra bits."""
+    """An rng stand-in whose 64-bit draws are given: first_heads' cells, then its extra bits."""
 
     def __init__(self, words):
         self.words = list(words)

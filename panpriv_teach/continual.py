@@ -3,7 +3,7 @@ bits of Fig 1 drives an event-level counter through biased coins (Dwork 2010, §
 Claim 7.1, Thm 7.1).
 
 Sources: Dwork 2010, §7; §4 for D0, D1 and the table; §5 for blank steps; §6 and
-Dwork–Roth notes, §3 for the counters it plugs in.
+Local-mechanisms notes, §3 for the counters it plugs in.
 """
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ class ContinualDensityEstimator(StreamAlgorithm):
     What "pan-private" means is the counter's: with
     `CascadingBuffersCounter` (Fig 2, Cor 6.1, Dwork 2010's choice) one intrusion at any time
     plus all releases; with the default `PanPrivateTreeCounter` (PPCum) pan-privacy for the
-    past (Dwork–Roth notes, Def 6: releases up to the intrusion and the memory; the system halts when an
+    past (Local-mechanisms notes, Def 6: releases up to the intrusion and the memory; the system halts when an
     intrusion is found). The counter's epsilon is `epsilon` unless a counter is given.
     Accuracy (Thm 7.1: O((sqrt t + alpha)/eps^2) on the count scale): Var(release - d_t) =
     d(1-d)/m (N-m)/(N-1) + [t/4 - k eps^4/4 + Var(counter)] / (m eps^2/2)^2 with

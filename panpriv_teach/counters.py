@@ -1,11 +1,11 @@
 """Counters under continual observation: at every step t, release an estimate of the number
 of ones among x_1, ..., x_t of a 0/1 stream, privately with respect to each single event.
 
-Sources: Dwork–Roth notes, §2 (the binary tree mechanism Cum, Thms 3-5, the Omega(log n) lower
+Sources: Local-mechanisms notes, §2 (the binary tree mechanism Cum, Thms 3-5, the Omega(log n) lower
 bound) and Dwork 2010, §5-6 (adjacency with time, the simple solution, the cascading
 buffers counter of Fig. 2, Thm 6.1, Claims 6.1-6.2, Cor 6.1). Comparison baselines beyond
 the course's sources (Honaker's re-weighted tree, the square-root factorization) live in
-`panpriv_teach.counters_baselines`, PPCum (Dwork–Roth notes, §3) in `panpriv_teach.ppcum`; both are
+`panpriv_teach.counters_baselines`, PPCum (Local-mechanisms notes, §3) in `panpriv_teach.ppcum`; both are
 re-exported here.
 
 Neighbouring streams (Dwork 2010, §5 with |T| = 1, `streams.event_neighbours`): two streams of the
@@ -14,7 +14,7 @@ t-th element, stream[t - 1].
 
 The dyadic tree is described once, by small public functions (`tree_levels`, `tree_nodes`,
 `dyadic_intervals`, `nodes_containing`, `decomposition_sizes`, `node_level`), for Cum,
-Honaker's estimator and PPCum (Dwork–Roth notes, §3). A node is a pair (s, e): the interval
+Honaker's estimator and PPCum (Local-mechanisms notes, §3). A node is a pair (s, e): the interval
 {s, s + 1, ..., e} of time steps, with e - s + 1 a power of two and s - 1 a multiple of it.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ __all__ = ["as_bit", "as_bit_stream", "check_horizon", "FixedHorizonCounter", "t
 
 _LAZY = {"HonakerTreeCounter": "counters_baselines", "SqrtFactorizationCounter": "counters_baselines",
          "analytic_gaussian_sigma": "counters_baselines",
-         "PanPrivateTreeCounter": "ppcum"}   # module 05 (Dwork–Roth notes, §3), built on the helpers below
+         "PanPrivateTreeCounter": "ppcum"}   # module 05 (Local-mechanisms notes, §3), built on the helpers below
 
 
 def __getattr__(name):
@@ -94,7 +94,7 @@ def check_horizon(T) -> int:
 
 
 # ----------------------------------------------------------------------------------------
-# The dyadic tree (Dwork–Roth notes, §2), shared with PPCum (Dwork–Roth notes, §3)
+# The dyadic tree (Local-mechanisms notes, §2), shared with PPCum (Local-mechanisms notes, §3)
 # ----------------------------------------------------------------------------------------
 
 def tree_levels(T) -> int:
@@ -129,7 +129,7 @@ def tree_nodes(T) -> list:
     then left to right. For T a power of two, the 2T - 2 nodes of the full tree minus the root.
 
     A node may end after T when T is not a power of two (e.g. (5, 8) for T = 5): Cum never
-    completes it, PPCum uses its noise (Dwork–Roth notes, §3: "for each node I of T except the root").
+    completes it, PPCum uses its noise (Local-mechanisms notes, §3: "for each node I of T except the root").
     """
     L = tree_levels(T)
     return [(m * 2**j + 1, (m + 1) * 2**j) for j in range(L) for m in range(-(-T // 2**j))]
@@ -138,7 +138,7 @@ def tree_nodes(T) -> list:
 def dyadic_intervals(t, T) -> list:
     """The nodes whose disjoint union is [1, t], left to right (largest first).
 
-    Dwork–Roth notes, §2: "Follow the leftmost path until you reach the first interval contained in [1, t],
+    Local-mechanisms notes, §2: "Follow the leftmost path until you reach the first interval contained in [1, t],
     take this interval, then recurse on the subtree rooted by its sibling": one node per
     1-bit of t (the node of level j ends at the prefix of t's bits down to bit j). The one
     exception is t = T = 2^L, whose rule would take the root: we take the root's two
@@ -159,7 +159,7 @@ def dyadic_intervals(t, T) -> list:
 
 def nodes_containing(i, T) -> list:
     """The L noisy nodes that contain time step i, from its leaf {i} up to level L - 1 (the
-    ancestors of leaf i, without the root; Dwork–Roth notes, §3's "I: t in I")."""
+    ancestors of leaf i, without the root; Local-mechanisms notes, §3's "I: t in I")."""
     L = tree_levels(T)
     i = require_int("i", i, low=1, high=T, note=f"a time step of a stream of length T = {T}")
     return [(((i - 1) >> j << j) + 1, ((i - 1) >> j << j) + 2**j) for j in range(L)]
@@ -272,24 +272,26 @@ class SimpleCounter(ContinualCounter):
     mechanism="laplace" (the default): at step t add x_t + Lap(1/epsilon) to the output, so
     release_t = n_t + Y_1 + ... + Y_t with Y_s i.i.d. Lap(1/epsilon).
     mechanism="randomized_response" (Dwork 2010, §6's variant with the bits of §4): at step t draw
-    y_t from D_0 = Bernoulli(1/2) if x_t = 0 and D_1 = Bernoulli(1/2 + bias) if x_t = 1, keep
-    the running sum of the y's and release the unbiased estimate (y_1 + ... + y_t - t/2) / bias.
+    y_t from D_0 = Bernoulli(1/2) if x_t = 0 and D_1 = Bernoulli((1 + bias)/2) if x_t = 1 (the
+    course's one convention for a bias b: a coin favours one side with probability (1 + b)/2),
+    keep the running sum of the y's and release the unbiased estimate
+    2 (y_1 + ... + y_t - t/2) / bias.
 
     Privacy: event-level (streams differing in one step), epsilon-DP for all T releases
     together, and pan-private against any number of intrusions: each x_t touches exactly one
     noisy term, used once; the state is the running sum of noisy terms, already public.
     For randomized response the exact privacy is ln max(P(y | x = 1)/P(y | x = 0), ...) =
-    -ln(1 - 2 bias) (the outcome y = 0: (1/2)/(1/2 - bias)); `epsilon` given, bias =
-    (1 - e^-epsilon)/2; `bias` given, epsilon = -ln(1 - 2 bias). Dwork 2010's D_1 of §4 has
-    bias = epsilon/4, hence privacy -ln(1 - epsilon/2), about epsilon/2.
+    -ln(1 - bias) (the outcome y = 0: (1/2)/((1 - bias)/2)); `epsilon` given, bias =
+    1 - e^-epsilon; `bias` given, epsilon = -ln(1 - bias). Dwork 2010's D_1 = 1/2 + epsilon/4
+    of §4 is bias = epsilon/2, hence privacy -ln(1 - epsilon/2), about epsilon/2.
     In floating point: y_t = 1 for x_t = 1 when numpy's uniform (a multiple of 2^-53) is below
-    t_1, 1/2 + bias rounded DOWN onto that grid, with 1/(2(1 - t_1)) <= e^epsilon checked in
-    fractions (against 1/(1 - 2 bias) when `bias` is given, a lower bound of e^epsilon when
+    t_1, (1 + bias)/2 rounded DOWN onto that grid, with 1/(2(1 - t_1)) <= e^epsilon checked in
+    fractions (against 1/(1 - bias) when `bias` is given, a lower bound of e^epsilon when
     `epsilon` is), so the privacy is exactly `implemented_epsilon` <= epsilon. (Comparing with
-    the float 1/2 + bias gave up to epsilon + 0.31 near epsilon = 35, and epsilon = ∞ from
-    epsilon ≈ 36.3, where 1/2 + bias rounds to 1.) The releases keep the real-number bias.
+    the float (1 + bias)/2 gave up to epsilon + 0.31 near epsilon = 35, and epsilon = ∞ from
+    epsilon ≈ 36.3, where (1 + bias)/2 rounds to 1.) The releases keep the real-number bias.
     Accuracy: unbiased; the error at t is a sum of t independent terms, so
-    Var = 2t/epsilon^2 (Laplace) and t/(4 bias^2) - n_t (randomized response), both about
+    Var = 2t/epsilon^2 (Laplace) and t/bias^2 - n_t (randomized response), both about
     t/epsilon^2 up to a constant: Dwork 2010's "O(sqrt(t)/epsilon)" is this standard deviation,
     sqrt(2t)/epsilon, and by the central limit theorem the error is about Gaussian with it
     for large t (`variance`). The error does not depend on the number of ones: on a sparse
@@ -310,17 +312,17 @@ class SimpleCounter(ContinualCounter):
             self.bias = None
         elif (epsilon is None) == (bias is None):
             raise ValueError("randomized response needs exactly one of epsilon (the privacy) and "
-                             f"bias (P(y = 1 | x = 1) = 1/2 + bias); got epsilon={epsilon!r}, "
+                             f"bias (P(y = 1 | x = 1) = (1 + bias)/2); got epsilon={epsilon!r}, "
                              f"bias={bias!r}")
         elif bias is not None:
-            self.bias = require_real("bias", bias, low=0.0, high=0.5, low_open=True,
-                                     high_open=True, note="D_1 = Bernoulli(1/2 + bias) must "
+            self.bias = require_real("bias", bias, low=0.0, high=1.0, low_open=True,
+                                     high_open=True, note="D_1 = Bernoulli((1 + bias)/2) must "
                                      "differ from D_0 = Bernoulli(1/2) and not be a point mass")
-            self.epsilon = -math.log1p(-2 * self.bias)
-            self._one = threshold_below(Fraction(1, 2) + Fraction(self.bias))   # P(y = 1 | 1)
+            self.epsilon = -math.log1p(-self.bias)
+            self._one = threshold_below((1 + Fraction(self.bias)) / 2)   # P(y = 1 | 1)
         else:
             self.epsilon = require_epsilon(epsilon)
-            self.bias = -math.expm1(-self.epsilon) / 2
+            self.bias = -math.expm1(-self.epsilon)
             e_epsilon = exp_lower_bound(self.epsilon)                                # <= e^ε
             self._one = threshold_below(1 - 1 / (2 * e_epsilon))
         self._rng = as_rng(rng)
@@ -347,7 +349,7 @@ class SimpleCounter(ContinualCounter):
     def _release(self, total, t):
         if self.mechanism == "laplace":
             return total
-        return (total - t / 2) / self.bias
+        return 2 * (total - t / 2) / self.bias
 
     def _step(self, x) -> float:
         x = as_bit(x)
@@ -378,12 +380,12 @@ class SimpleCounter(ContinualCounter):
         return releases
 
     def variance(self, t, n_t=0):
-        """The exact variance of release t: 2t/epsilon^2 (Laplace) or t/(4 bias^2) - n_t
+        """The exact variance of release t: 2t/epsilon^2 (Laplace) or t/bias^2 - n_t
         (randomized response, n_t = the number of ones among x_1..x_t). Vectorised."""
         t = np.asarray(t, dtype=float)
         if self.mechanism == "laplace":
             return 2 * t / self.epsilon**2
-        return t / (4 * self.bias**2) - np.asarray(n_t, dtype=float)
+        return t / self.bias**2 - np.asarray(n_t, dtype=float)
 
     def state(self) -> dict:
         """{"t", "noisy_sum"} (Laplace: the last release) or {"t", "ones_reported"} (RR)."""
@@ -392,7 +394,7 @@ class SimpleCounter(ContinualCounter):
 
 
 # ----------------------------------------------------------------------------------------
-# The binary tree mechanism Cum (Dwork–Roth notes, §2)
+# The binary tree mechanism Cum (Local-mechanisms notes, §2)
 # ----------------------------------------------------------------------------------------
 
 def _laplace_sum_tail(lam, m, b):
@@ -406,7 +408,7 @@ def _laplace_sum_tail(lam, m, b):
 
 
 class BinaryTreeCounter(FixedHorizonCounter):
-    """Cum, the binary tree mechanism (Dwork–Roth notes, §2).
+    """Cum, the binary tree mechanism (Local-mechanisms notes, §2).
 
     Estimates: q_t = x_1 + ... + x_t at every step t = 1..T, online.
     Mechanism: every node I of the dyadic tree below the root (L = `tree_levels(T)` =
@@ -417,12 +419,12 @@ class BinaryTreeCounter(FixedHorizonCounter):
     {0, 1}^T differing in one step; Dwork 2010, §5), against the releases only (Thm 3): the releases
     are computed from the X_I, and x_i lies in exactly L nodes (one per level), so the node
     vector has L1 sensitivity L and Lap(L/epsilon) per node makes it epsilon-DP. NOT
-    pan-private: the state holds exact sums (`state`); PPCum (Dwork–Roth notes, §3) is the pan-private one.
+    pan-private: the state holds exact sums (`state`); PPCum (Local-mechanisms notes, §3) is the pan-private one.
     Accuracy: release t is unbiased with variance 2 (L/epsilon)^2 k(t), k(t) =
     `decomposition_sizes(T)[t - 1]` <= L (`variance`); with probability >= 1 - beta all T
     releases are within `error_bound(beta)` = O(L^(3/2) sqrt(log(T/beta)) / epsilon) =
     O(log^2 T / epsilon) for beta = 1/T (Thms 4-5).
-    Source: Dwork–Roth notes, §2, "Mechanism Cum(x)", Thms 3-5.
+    Source: Local-mechanisms notes, §2, "Mechanism Cum(x)", Thms 3-5.
     Corrections:
     - "the full binary tree with n nodes" has n leaves and 2n - 1 nodes.
     - Thm 3's proof counts "exactly log n + 1 outputs ... (including {i} itself but not the
@@ -522,7 +524,7 @@ class BinaryTreeCounter(FixedHorizonCounter):
         all t = 1..T at once (Thm 5 with explicit constants).
 
         A union bound over t and the two signs of the exact Chernoff bound
-        `_laplace_sum_tail` for the k(t) node noises of release t (the Dwork–Roth notes' Thm 4 in
+        `_laplace_sum_tail` for the k(t) node noises of release t (the Local-mechanisms notes' Thm 4 in
         exact form): sum_t 2 P[sum of k(t) Lap(b) >= lambda] <= beta, solved by bisection.
         It grows like L^(3/2) sqrt(log(T/beta)) / epsilon: O(log^2 T/epsilon) at beta = 1/T.
         """

@@ -1,4 +1,4 @@
-"""Two modern continual counters beyond the course's sources, as baselines for Cum (Dwork–Roth notes, §2):
+"""Two modern continual counters beyond the course's sources, as baselines for Cum (Local-mechanisms notes, §2):
 Honaker's re-weighted tree (the same noisy nodes, combined better: same privacy, lower
 variance) and the square-root factorization counter ((epsilon, delta)-DP with Gaussian noise,
 NOT comparable to pure epsilon-DP without saying so). Both are re-exported by

@@ -293,7 +293,7 @@ class CroppedSum(StreamAlgorithm):
         """T̃ = (σ̃ − m·E[N])/κ (corrected; see the class docstring)."""
         return float((sigma - self.universe_size * self.noise_mean) / self.gain)
 
-    def debias_seed(self, sigma) -> float:
+    def debias_as_printed(self, sigma) -> float:
         """Mir et al. 2011's formula with L = 1: (σ̃ − τ²m/K)·K/(e^ε − 1) − m/2 (biased)."""
         m = self.universe_size
         K = 2 * self.tau - 1 + math.exp(self.epsilon)

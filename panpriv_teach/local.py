@@ -1,4 +1,4 @@
-"""The local model (Dwork–Roth notes, §1, Def 1): every party randomizes its own row and
+"""The local model (Local-mechanisms notes, §1, Def 1): every party randomizes its own row and
 publishes only the result, so no curator has to be trusted.
 
 - `local_epsilon`: the exact ε of a local randomizer, by Def 1 (enumerating its channel).
@@ -37,7 +37,7 @@ MAX_UNARY_ENUMERATION = 12  # UnaryEncoding.report_distribution lists 2^k outcom
 # ----------------------------------------------------------------------------- Def 1
 
 def local_epsilon(channel) -> float:
-    """The exact ε of a local randomizer M_i (Dwork–Roth notes, §1, Def 1):
+    """The exact ε of a local randomizer M_i (Local-mechanisms notes, §1, Def 1):
 
         ε = max over inputs x, x' and outputs y of ln( P[M_i(x) = y] / P[M_i(x') = y] ),
 
@@ -158,7 +158,7 @@ class DirectEncoding:
     with probability p = e^ε/(e^ε + k - 1), and otherwise a uniformly random OTHER value
     (each with probability q = 1/(e^ε + k - 1)). Estimates how many parties hold each value.
 
-    Privacy: local ε-DP (Dwork–Roth notes, Def 1: any two values of one party): every report has
+    Privacy: local ε-DP (Local-mechanisms notes, Def 1: any two values of one party): every report has
     probability p or q, and p/q = e^ε.
     Accuracy: the estimate (C_v - n q)/(p - q), C_v the number of reports equal to v, is
     unbiased, with variance (c_v p(1 - p) + (n - c_v) q(1 - q))/(p - q)^2 for c_v holders of
@@ -171,7 +171,7 @@ class DirectEncoding:
     the grid is too coarse for that, is refused). (Comparing with p itself gave up to
     ε + 0.51, and ε = ∞ from ε ≈ 36.7 for k = 2, 43.7 for k = 1000, where p rounds to 1.)
     `p`, `q` and the estimates keep the real-number law, off by less than 2^-52.
-    Sources: the one-bit protocols of Dwork 2011 and Dwork–Roth notes, §1, generalised; "direct encoding" in Wang,
+    Sources: the one-bit protocols of Dwork 2011 and Local-mechanisms notes, §1, generalised; "direct encoding" in Wang,
     Blocki, Li and Jha (USENIX Security 2017), after Warner 1965.
     """
 
@@ -257,7 +257,7 @@ class UnaryEncoding:
     p = e^(ε/2)/(e^(ε/2) + 1) and flipping it with probability q = 1 - p. Estimates how many
     parties hold each value.
 
-    Privacy: local ε-DP (Dwork–Roth notes, Def 1): two values' one-hot vectors differ in exactly two bits,
+    Privacy: local ε-DP (Local-mechanisms notes, Def 1): two values' one-hot vectors differ in exactly two bits,
     each costing ln(p/q) = ε/2; every other bit has the same law. Each bit is
     `RandomizedResponse(bias=p - q)`, bias = tanh(ε/4), whose privacy is ε/2.
     Accuracy: the estimate (Y_v - n q)/(p - q), Y_v the number of 1s reported in position v,
@@ -270,7 +270,7 @@ class UnaryEncoding:
     `implemented_epsilon` = 2 ln(t_p/(1 - t_p)) <= ε. (Comparing with p and q gave up to
     ε + 0.44, and ε = ∞ from ε ≈ 74, where p rounds to 1.) `p`, `q` and the estimates keep
     the real-number law, off by less than 2^-52.
-    Sources: the randomized response of Dwork 2011 and Dwork–Roth notes, §1, once per value; "symmetric unary
+    Sources: the randomized response of Dwork 2011 and Local-mechanisms notes, §1, once per value; "symmetric unary
     encoding" in Wang, Blocki, Li and Jha (USENIX Security 2017), which is the one-time basic
     RAPPOR of Erlingsson, Pihur and Korolova (CCS 2014).
     """
@@ -340,7 +340,7 @@ class OptimizedUnaryEncoding(UnaryEncoding):
     probability q = 1/(e^ε + 1) (Wang et al. 2017, §4.4). Estimates how many parties hold each
     value, with the interface of `UnaryEncoding`.
 
-    Privacy: local ε-DP (Dwork–Roth notes, §1, Def 1): two values' one-hot vectors differ in
+    Privacy: local ε-DP (Local-mechanisms notes, §1, Def 1): two values' one-hot vectors differ in
     two bits; a report r changes probability by (p/q)^(r_v) ((1 - p)/(1 - q))^(1 - r_v) at the
     true value's bit and the inverse at the other's, at most p(1 - q)/((1 - p) q) = e^ε.
     Accuracy: the estimate (Y_v - n q)/(p - q) is unbiased with variance

@@ -1,4 +1,4 @@
-"""Lower bounds on the error of private counting (Dwork–Roth notes): Ω(log n) for counting
+"""Lower bounds on the error of private counting (Local-mechanisms notes): Ω(log n) for counting
 under continual observation, by packing (§2, "A lower bound"), and Ω(√n/ε) for counting in
 the local model (§1, the homework after Thm 2).
 
@@ -25,7 +25,7 @@ BASES = ("zero", "first")
 
 
 # ----------------------------------------------------------------------------------------
-# Ω(log n) for continual counting: the packing argument of Dwork–Roth notes, §2
+# Ω(log n) for continual counting: the packing argument of Local-mechanisms notes, §2
 # ----------------------------------------------------------------------------------------
 
 def _renamed(**old_to_new):
@@ -55,10 +55,10 @@ def _blocks(T, w):
 
 @_renamed(n="T", L="w")
 def packing_streams(T, w) -> np.ndarray:
-    """The packing of Dwork–Roth notes, §2: k = ⌊T/w⌋ + 1 streams of length T, as a (k, T) 0/1 array.
+    """The packing of Local-mechanisms notes, §2: k = ⌊T/w⌋ + 1 streams of length T, as a (k, T) 0/1 array.
 
     Row 0 is the all-zero stream x⁰; row i (1 <= i <= ⌊T/w⌋) is x^i, ones exactly in block i
-    (time steps (i − 1)w + 1 .. iL). The Dwork–Roth notes' block length is w = 2a. Every x^i is at
+    (time steps (i − 1)w + 1 .. iL). The Local-mechanisms notes' block length is w = 2a. Every x^i is at
     distance w from x⁰ and 2L from x^j (j ≠ i).
     """
     T, w, k = _blocks(T, w)
@@ -106,7 +106,7 @@ def packing_condition(T, w, epsilon, p=0.5, base="zero") -> float:
     Suppose an ε-DP counter has error < w/2 at every step with probability >= p on every
     input. Then P[M(x^i) ∈ T_i] >= p. With base="zero" (our version), x^i is at distance w
     from x⁰, so group privacy gives P[M(x⁰) ∈ T_i] >= e^(−εL)·p, and with P[M(x⁰) ∈ T_0]
-    >= p the disjoint events give p·(1 + k·e^(−εL)) <= 1. With base="first" (the Dwork–Roth notes'
+    >= p the disjoint events give p·(1 + k·e^(−εL)) <= 1. With base="first" (the Local-mechanisms notes'
     version, comparing with x¹ at distance 2L = 4a): p·(1 + (k − 1)·e^(−2εL)) <= 1.
     Returns that left side (k = ⌊T/w⌋).
     """
@@ -130,7 +130,7 @@ def packing_bound(T, epsilon=1.0, p=0.5, base="zero") -> float:
     Returns the largest such w/2.
 
     Growth: with base="zero" the condition is about ln T − ln(ln T/ε) > εL, so
-    a ≈ (ln T − ln ln T)/(2ε): Ω(log T/ε). The Dwork–Roth notes' base ("first", distance 4a) gives half:
+    a ≈ (ln T − ln ln T)/(2ε): Ω(log T/ε). The Local-mechanisms notes' base ("first", distance 4a) gives half:
     about (ln T − ln ln T)/(4ε) ("a < ln T/4 − 1" at ε = 1, see `notes_packing_shortcut`).
     """
     T = require_int("T", T, low=4, note="two blocks of length >= 2 must fit")
@@ -147,10 +147,10 @@ def packing_bound(T, epsilon=1.0, p=0.5, base="zero") -> float:
 
 @_renamed(n="T")
 def notes_packing_shortcut(T) -> float:
-    """The Dwork–Roth notes' closing claim at ε = 1, p = 1/2: the argument is a contradiction "if
+    """The Local-mechanisms notes' closing claim at ε = 1, p = 1/2: the argument is a contradiction "if
     a < ln n/4 − 1" (their n is our T). Returns ln T/4 − 1.
 
-    Check: with k = n/(2a) blocks Dwork–Roth notes needs (n/(2a))·e^(−4a)/2 > 1, i.e.
+    Check: with k = n/(2a) blocks Local-mechanisms notes needs (n/(2a))·e^(−4a)/2 > 1, i.e.
     4a + ln(4a) < ln n. If a < ln n/4 − 1 then 4a < ln n − 4, so this holds when
     ln(4a) <= 4, i.e. a <= e⁴/4 ≈ 13.6 (n up to about e^58.6): true for every n one will
     ever count, though not asymptotically. The exact condition is what `packing_bound`
@@ -161,7 +161,7 @@ def notes_packing_shortcut(T) -> float:
 
 
 # ----------------------------------------------------------------------------------------
-# Ω(√n/ε) for local counting (Dwork–Roth notes, §1, the homework)
+# Ω(√n/ε) for local counting (Local-mechanisms notes, §1, the homework)
 # ----------------------------------------------------------------------------------------
 
 def local_bayes_bound(n, epsilon) -> float:

@@ -3,7 +3,7 @@ sampler kept for the attack), Gaussian, geometric (discrete Laplace), exponentia
 local randomized-response protocols.
 
 Sources: Dwork 2011, Thm 2, "randomized response", "the exponential mechanism"; Dwork 2010,
-§2, Thm 2.1; Mir et al. 2011, Thm 2; Dwork–Roth notes, §1, Thm 2 (Warner 1965); Mironov 2012
+§2, Thm 2.1; Mir et al. 2011, Thm 2; Local-mechanisms notes, §1, Thm 2 (Warner 1965); Mironov 2012
 (floating-point attack and its remedy); Canonne, Kamath, Steinke 2020 (discrete noise);
 Balle & Wang 2018 and Dwork & Roth 2014, Thm A.1 (Gaussian calibrations).
 """
@@ -540,22 +540,22 @@ def _exponential_exact(scores: np.ndarray, factor: Fraction, rng,
 # ----------------------------------------------------------------------------------------
 
 class RandomizedResponse:
-    """Randomized response RR of Dwork–Roth notes, §1: a local mechanism for counting ones.
+    """Randomized response RR of Local-mechanisms notes, §1: a local mechanism for counting ones.
 
     Each party i with bit x_i draws N_i ∈ {-1, 1} with P(N_i = 1) = (1 + bias)/2 and
     publishes M_i = N_i (-1)^{x_i}; the aggregate estimates the number of ones as
     n/2 - (1/(2 bias)) sum_i M_i.
-    Privacy: local epsilon-DP (Dwork–Roth notes, Def 1: any two values of one party's bit) with
+    Privacy: local epsilon-DP (Local-mechanisms notes, Def 1: any two values of one party's bit) with
     epsilon = ln((1 + bias)/(1 - bias)) = 2 artanh(bias) = 2 bias + O(bias^3), the exact
-    value of Dwork–Roth notes, Thm 2's "2 epsilon + O(epsilon^2)". bias = 1/2 is Warner's protocol with
+    value of Local-mechanisms notes, Thm 2's "2 epsilon + O(epsilon^2)". bias = 1/2 is Warner's protocol with
     fair coins (`warner_response`): epsilon = ln 3.
-    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (Dwork–Roth notes, §1), of order
-    sqrt(n)/epsilon: optimal for local mechanisms up to constants (Dwork–Roth notes, §1, the Omega(sqrt(n)/
+    Accuracy: unbiased, standard deviation sqrt((1 - bias^2) n)/(2 bias) (Local-mechanisms notes, §1), of order
+    sqrt(n)/epsilon: optimal for local mechanisms up to constants (Local-mechanisms notes, §1, the Omega(sqrt(n)/
     epsilon) lower bound), against the constant sqrt(2)/epsilon of the central Laplace mechanism.
-    Naming: Dwork–Roth notes calls the bias epsilon; here it is `bias`, and `.epsilon` is the privacy.
-    Corrections: Dwork–Roth notes, Thm 2 gives the privacy as 2 bias + O(bias^2); the exact value above is
+    Naming: Local-mechanisms notes calls the bias epsilon; here it is `bias`, and `.epsilon` is the privacy.
+    Corrections: Local-mechanisms notes, Thm 2 gives the privacy as 2 bias + O(bias^2); the exact value above is
     2 bias + (2/3) bias^3 + ..., so the error term is even O(bias^3) (tests check both).
-    Dwork–Roth notes then compares with "the standard deviation of the Laplace mechanism is 1/(2 epsilon) for
+    Local-mechanisms notes then compares with "the standard deviation of the Laplace mechanism is 1/(2 epsilon) for
     privacy parameter 2 epsilon": 1/(2 epsilon) is the SCALE of Lap(1/(2 epsilon)); its standard
     deviation is sqrt(2)/(2 epsilon). The sqrt(n) conclusion stands; the constant is off by sqrt(2).
     Dwork 2011's "expected error sqrt(2)/ln 3" for the Laplace mechanism is likewise its standard
@@ -571,7 +571,7 @@ class RandomizedResponse:
     def __init__(self, bias):
         self.bias = _invertible("bias", require_real(
             "bias", bias, low=0.0, high=1.0, low_open=True, high_open=True,
-            note="Dwork–Roth notes, §1: N_i = 1 with probability (1 + bias)/2"))
+            note="Local-mechanisms notes, §1: N_i = 1 with probability (1 + bias)/2"))
         self._threshold = threshold_below((1 + Fraction(self.bias)) / 2)   # P(N_i = 1)
 
     @classmethod
@@ -623,7 +623,7 @@ class RandomizedResponse:
         return {-1: 1 - p_one, 1: p_one}
 
     def report(self, bit, rng=None) -> int:
-        """The local algorithm M_i of one party, literally as in Dwork–Roth notes, §1: sample N_i in {-1, 1}
+        """The local algorithm M_i of one party, literally as in Local-mechanisms notes, §1: sample N_i in {-1, 1}
         with P(N_i = 1) = (1 + bias)/2 and output N_i (-1)^{x_i}. Slow; `randomize` is the
         vectorised version (one independent N_i per party, so the laws agree)."""
         bit = require_int("bit", bit, low=0, high=1)
@@ -651,7 +651,7 @@ class RandomizedResponse:
         return float(estimates) if reports.ndim <= 1 else estimates
 
     def variance(self, n) -> float:
-        """Variance of `estimate` on n parties: (1 - bias^2) n / (2 bias)^2 (Dwork–Roth notes, §1)."""
+        """Variance of `estimate` on n parties: (1 - bias^2) n / (2 bias)^2 (Local-mechanisms notes, §1)."""
         return self.std(n) ** 2
 
     def std(self, n) -> float:
@@ -684,7 +684,7 @@ def warner_response(bits, rng=None, truth_probability=0.5) -> np.ndarray:
     fair coin; tails, answer truthfully. In general the first coin says "truth" with
     probability `truth_probability` (p; Dwork 2011's is 1/2), otherwise a fresh fair coin is
     reported. Returns the 0/1 reports (int array, shape of `bits`; any shape).
-    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`; Dwork–Roth notes, Def 1, any two values of one
+    Privacy: local ln((1 + p)/(1 - p))-DP (`warner_epsilon`; Local-mechanisms notes, Def 1, any two values of one
     respondent's bit); ln 3 for fair coins. Only the reports leave the respondent, so they can
     be published: the curator need not be trusted.
     Accuracy: see `warner_estimate`: unbiased, error Theta(sqrt(n)) (Dwork 2011).

@@ -1,6 +1,6 @@
 """PPCum: a binary-tree counter that stays private when its memory is seized, for the past.
 
-Source: Dwork–Roth notes, §3 (pan-privacy for the past, Def 6; Mechanism PPCum; the n = 4
+Source: Local-mechanisms notes, §3 (pan-privacy for the past, Def 6; Mechanism PPCum; the n = 4
 worked example; Thm 7 and its coupling proof). The dyadic tree is the one of module 04
 (`panpriv_teach.counters`: `tree_levels`, `tree_nodes`, `nodes_containing`,
 `dyadic_intervals`); times are 1-based, x_t = stream[t - 1], a node (s, e) is the interval
@@ -57,11 +57,11 @@ def coupling_shift(j, T) -> dict:
 
 
 class PanPrivateTreeCounter(FixedHorizonCounter):
-    """PPCum (Dwork–Roth notes, §3): counts the ones of a 0/1 stream at every step, and its memory after
+    """PPCum (Local-mechanisms notes, §3): counts the ones of a 0/1 stream at every step, and its memory after
     step t, together with the releases 1..t, is still epsilon-DP.
 
     Estimates: n_t = x_1 + ... + x_t at every step t = 1..T.
-    Mechanism (the Dwork–Roth notes' names): X = N, N ~ Lap(1/eta); one N_I ~ Lap(1/eta) for every node
+    Mechanism (the Local-mechanisms notes' names): X = N, N ~ Lap(1/eta); one N_I ~ Lap(1/eta) for every node
     I of the tree except the root, all drawn at the start; 1/eta = (log n + 1)/epsilon with
     log n = L = `tree_levels(T)`. At step t: X <- X + x_t; release X + sum_{I: t in I} N_I
     (the L nodes above leaf t); ERASE x_t and every N_I with I ⊆ [1, t]. The memory after
@@ -77,7 +77,7 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
     Accuracy: unbiased; release t carries L + 1 independent Lap((L + 1)/epsilon), so
     Var = 2 (L + 1)^3 / epsilon^2 at every t (`variance`), O(log^1.5 n / epsilon) standard
     deviation, against Cum's 2 (L/epsilon)^2 k(t) (k(t) <= L the nodes of [1, t]).
-    Source: Dwork–Roth notes, §3, Def 6, Mechanism PPCum, Thm 7.
+    Source: Local-mechanisms notes, §3, Def 6, Mechanism PPCum, Thm 7.
     Corrections:
     - Thm 7's proof says the memory holds "those N_I such that I does not intersect [1, t]";
       the mechanism and the worked example keep every I ⊄ [1, t] (N_[3,4] after step 3 of

@@ -200,7 +200,7 @@ def event_neighbours(stream, t, value=None, rng=None, universe_size=None) -> np.
     Dwork 2010, §5 defines Adj(S, S') iff "∃ x, x' ∈ X and ∃ T ⊆ [|S|] such that
     S|_{T: x → x'} = S'" (some instances of one x changed to x'; lengths stay equal).
     With T = all the instances of x this is user-level adjacency at fixed length
-    (`user_neighbours(..., replacement=x')`); the counters of §6-7 and Dwork–Roth notes, Thm 7 protect a
+    (`user_neighbours(..., replacement=x')`); the counters of §6-7 and Local-mechanisms notes, Thm 7 protect a
     single event, i.e. |T| = 1: streams that differ in one time step. That is what this
     returns: a copy with element t (0-based; time t + 1 in the sources) set to `value`:
     - value=None flips a bit (the stream must be 0/1: a counter's input, where 0 means

@@ -744,7 +744,7 @@ ENTRIES = [
                 {"epsilon": EPS, "mechanism": Choice(("laplace", "randomized_response")),
                  "rng": RNG}),
     constructor(counters.SimpleCounter, {"mechanism": "randomized_response", "bias": 0.25},
-                {"bias": Real(0.0, 0.5, low_open=True, high_open=True, optional=True)},
+                {"bias": Real(0.0, 1.0, low_open=True, high_open=True, optional=True)},
                 name="SimpleCounter(bias)"),
     *_counter_entries("SimpleCounter", lambda: counters.SimpleCounter(1.0, rng=0)),
     *_counter_entries("SimpleCounter(randomized_response)",

@@ -170,7 +170,7 @@ def test_choose_ell_mistakes_are_named(wrong, words):
 # 4.6 -------------------------------------------------------------------------------
 def rr_estimates(reports, bias):
     reports = np.asarray(reports)
-    return (np.cumsum(reports) - np.arange(1, len(reports) + 1) / 2) / bias
+    return 2 * (np.cumsum(reports) - np.arange(1, len(reports) + 1) / 2) / bias
 
 
 def test_rr_estimates_pass(capsys):
@@ -178,10 +178,10 @@ def test_rr_estimates_pass(capsys):
 
 
 @pytest.mark.parametrize("wrong, words", [
-    (lambda y, b: np.cumsum(y) / b, ["t/2"]),
-    (lambda y, b: rr_estimates(y, b) / 2, ["not 2·bias"]),
-    (lambda y, b: rr_estimates(y, b) * b, ["divide by bias"]),
-    (lambda y, b: (np.asarray(y) - 0.5) / b, ["cumulative sum"]),
+    (lambda y, b: 2 * np.cumsum(y) / b, ["t/2"]),
+    (lambda y, b: rr_estimates(y, b) / 2, ["by bias/2, not by bias"]),
+    (lambda y, b: rr_estimates(y, b) * b / 2, ["not scaled"]),
+    (lambda y, b: 2 * (np.asarray(y) - 0.5) / b, ["cumulative sum"]),
     (lambda y, b: rr_estimates(y, b) + 1, ["solve for n_t"]),
     (lambda y, b: rr_estimates(y, b)[-1], ["shape"]),
     (lambda y, b: list(rr_estimates(y, b)), ["python list", "numpy array"]),

@@ -45,7 +45,7 @@ def test_tree_levels_is_ceil_log2_T(T, L):
 
 
 def test_notes_worked_example_n_4():
-    # Dwork–Roth notes, §2 (DNPR 2010): root [1, 4], children [1, 2], [3, 4], leaves; [1, 3] = [1, 2] + {3}.
+    # Local-mechanisms notes, §2 (DNPR 2010): root [1, 4], children [1, 2], [3, 4], leaves; [1, 3] = [1, 2] + {3}.
     assert set(tree_nodes(4)) == {(1, 1), (2, 2), (3, 3), (4, 4), (1, 2), (3, 4)}   # no root
     assert dyadic_intervals(3, 4) == [(1, 2), (3, 3)]
     assert dyadic_intervals(4, 4) == [(1, 2), (3, 4)]          # the root's children, not the root
@@ -78,7 +78,7 @@ def test_every_x_i_lies_in_exactly_L_noisy_nodes(T):
 def release_structure(T, with_root=False):
     """(F, S, used): the releases of Cum are F (S x + N), N i.i.d. over the used nodes;
     S[node, i] = 1 if x_i is in the node, F[t, node] = 1 if the node is in [1, t]'s
-    decomposition. with_root=True is the rule of the Dwork–Roth notes, §2 at t = T = 2^L (the root itself)."""
+    decomposition. with_root=True is the rule of the Local-mechanisms notes, §2 at t = T = 2^L (the root itself)."""
     parts = [dyadic_intervals(t, T) for t in range(1, T + 1)]
     if with_root and T == 2**tree_levels(T):
         parts[-1] = [(1, T)]
@@ -108,7 +108,7 @@ def test_cum_all_releases_are_exactly_epsilon_dp(T):
 
 
 def test_notes_cum_as_written_is_only_one_plus_one_over_log_n_times_epsilon():
-    """The rule of the Dwork–Roth notes, §2 takes the root at t = n: x_1 is then in log n + 1 noisy nodes, and
+    """The rule of the Local-mechanisms notes, §2 takes the root at t = n: x_1 is then in log n + 1 noisy nodes, and
     Lap(log n / epsilon) gives (1 + 1/log n) epsilon, not epsilon (Thm 3's miscount)."""
     for T in (2, 4, 16, 64):
         F, S, used = release_structure(T, with_root=True)
@@ -295,7 +295,7 @@ def test_cascading_run_matches_repeated_step_in_distribution():
 # ----------------------------------------------------------------------------- state
 
 def test_cum_state_after_step_3_matches_the_worked_example(no_noise):
-    # Dwork–Roth notes, §2, n = 4: after step 3 Cum holds the nodes of [1, 3] = [1, 2] + {3}.
+    # Local-mechanisms notes, §2, n = 4: after step 3 Cum holds the nodes of [1, 3] = [1, 2] + {3}.
     counter = BinaryTreeCounter(4, 1.0, rng=no_noise)
     releases = [counter.step(v) for v in (1, 0, 1)]
     assert releases == [1, 1, 2]
@@ -468,7 +468,7 @@ def test_simple_counter_variance_is_2t_over_epsilon_squared():
 
 
 def test_randomized_response_counter_is_unbiased_with_the_exact_variance():
-    # 20,000 runs, T = 60 with 20 ones: variance t/(4 bias^2) - n_t; SE of the sample
+    # 20,000 runs, T = 60 with 20 ones: variance t/bias^2 - n_t; SE of the sample
     # variance about var * sqrt(2/runs) (nearly Gaussian sums of bits): 6 SE.
     epsilon, T, runs = 0.7, 60, 20_000
     x = sparse_bit_stream(T, 20, rng=18)
@@ -485,14 +485,15 @@ def test_randomized_response_counter_is_unbiased_with_the_exact_variance():
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0])
 def test_randomized_response_bits_are_exactly_epsilon_dp(epsilon):
     counter = SimpleCounter(epsilon, mechanism="randomized_response")
-    p = 0.5 + counter.bias
+    p = (1 + counter.bias) / 2
     assert exact_epsilon({1: 0.5, 0: 0.5}, {1: p, 0: 1 - p}) == pytest.approx(epsilon)
 
 
-def test_dwork_2010_randomized_response_bias_epsilon_over_4_gives_about_epsilon_over_2():
-    # Dwork 2010, §4's D_1 = 1/2 + epsilon/4: privacy -ln(1 - epsilon/2), which is epsilon/2 + O(eps^2).
+def test_dwork_2010_d1_one_half_plus_epsilon_over_4_gives_about_epsilon_over_2():
+    # Dwork 2010, §4's D_1 = 1/2 + epsilon/4 is the bias epsilon/2 of the course's (1 + b)/2: privacy
+    # -ln(1 - epsilon/2), which is epsilon/2 + O(eps^2).
     for epsilon in (0.1, 0.5, 1.0):
-        counter = SimpleCounter(mechanism="randomized_response", bias=epsilon / 4)
+        counter = SimpleCounter(mechanism="randomized_response", bias=epsilon / 2)
         assert counter.epsilon == pytest.approx(-math.log(1 - epsilon / 2))
         assert epsilon / 2 < counter.epsilon < epsilon
 
@@ -860,8 +861,8 @@ def test_simple_counter_rejects_bad_mechanism_and_bias():
         SimpleCounter(1.0, mechanism="gaussian")
     with pytest.raises(ValueError, match="exactly one of epsilon"):
         SimpleCounter(1.0, mechanism="randomized_response", bias=0.1)
-    with pytest.raises(ValueError, match=r"bias must be a real number in \(0, 0.5\)"):
-        SimpleCounter(mechanism="randomized_response", bias=0.5)
+    with pytest.raises(ValueError, match=r"bias must be a real number in \(0, 1\)"):
+        SimpleCounter(mechanism="randomized_response", bias=1.0)
     with pytest.raises(ValueError, match="bias is a parameter of mechanism='randomized_response'"):
         SimpleCounter(1.0, bias=0.2)
 
@@ -912,25 +913,25 @@ def test_randomized_response_counter_implemented_privacy_is_at_most_epsilon(epsi
         assert epsilon - c.implemented_epsilon <= 2.0**-51 * math.exp(epsilon) + 2.0**-50
 
 
-@pytest.mark.parametrize("bias", [2.0**-60, 1e-9, 0.1, 0.25, 0.5 - 2.0**-40,
-                                  math.nextafter(0.5, 0)])
+@pytest.mark.parametrize("bias", [2.0**-60, 1e-9, 0.1, 0.25, 0.5, 1 - 2.0**-40,
+                                  math.nextafter(1.0, 0)])
 def test_randomized_response_counter_given_bias_is_at_most_its_epsilon_exactly(bias):
     c = SimpleCounter(bias=bias, mechanism="randomized_response")
     t = Fraction(c._one)
-    assert Fraction(1, 2) / (1 - t) <= 1 / (1 - 2 * Fraction(bias))   # e^epsilon, exactly
-    assert t > Fraction(1, 2) or bias < 2.0**-53
+    assert Fraction(1, 2) / (1 - t) <= 1 / (1 - Fraction(bias))   # e^epsilon, exactly
+    assert t > Fraction(1, 2) or bias < 2.0**-52
 
 
 def test_randomized_response_counter_draws_with_the_analysed_threshold_in_step_and_run():
     x = np.random.default_rng(1).integers(0, 2, 400)
     u = np.random.default_rng(6).random(400)
     c = SimpleCounter(50.0, rng=6, mechanism="randomized_response")   # before: t_1 = 1, ε = ∞
-    assert implemented_probability(0.5 + c.bias) == 1 and c._one < 1
+    assert implemented_probability((1 + c.bias) / 2) == 1 and c._one < 1
     ones = np.cumsum(u < np.where(x == 1, c._one, 0.5))
-    assert np.array_equal(c.run(x), (ones - np.arange(1, 401) / 2) / c.bias)
+    assert np.array_equal(c.run(x), 2 * (ones - np.arange(1, 401) / 2) / c.bias)
     stepped = SimpleCounter(50.0, rng=6, mechanism="randomized_response")
     assert np.array_equal([stepped.step(int(b)) for b in x[:50]],
-                          (ones[:50] - np.arange(1, 51) / 2) / c.bias)
+                          2 * (ones[:50] - np.arange(1, 51) / 2) / c.bias)
 
 
 @pytest.mark.parametrize("epsilon", [1e-300, 1e-20, 3e-16])

@@ -30,7 +30,7 @@ THIS_FILE = Path(__file__).resolve().relative_to(ROOT).as_posix()
 
 # The keys the course agreed on (the coordination plan's table); each must have its entry in references.md.
 AGREED_KEYS = (
-    "Dwork 2010", "Dwork 2011", "Roth 2011", "Mir et al. 2011", "Dwork–Roth notes", "Dwork & Roth 2014",
+    "Dwork 2010", "Dwork 2011", "Roth 2011", "Mir et al. 2011", "Local-mechanisms notes", "Dwork & Roth 2014",
     "DNPR 2010", "DNPRY 2010", "Chan, Shi, Song 2011", "Warner 1965", "Dinur & Nissim 2003", "DMNS 2006",
     "McSherry & Talwar 2007", "Dwork, McSherry, Talwar 2007", "Honaker 2015", "Mironov 2012", "Wang et al. 2017",
     "Balle & Wang 2018", "Dwork, Rothblum, Vadhan 2010", "Kairouz, Oh, Viswanath 2015",
@@ -177,7 +177,7 @@ def report(found, title):
     ("Dwork 2010, §4, Fig. 1", ["Dwork 2010"]),
     ("Mir et al. 2011, Alg. 2, Thm 7; Chan, Shi, Song 2011", ["Mir et al. 2011", "Chan, Shi, Song 2011"]),
     ("Theorem 1 (Dwork 2011, after Dinur and Nissim 2003)", ["Dwork 2011", "Dinur and Nissim 2003"]),
-    ("Dwork–Roth notes, §3, Thm 7 (DNPR 2010)", ["DNPR 2010"]),
+    ("Local-mechanisms notes, §3, Thm 7 (DNPR 2010)", ["DNPR 2010"]),
     ("as Dwork & Roth 2014 show; Dwork et al. 2010", ["Dwork & Roth 2014", "Dwork et al. 2010"]),
     ("Proc. SODA 2010, ICML 2023, USENIX Security 2017, Fall 2011, In 2006 she", []),
     ("rng = np.random.default_rng(2011); seeded with 2003; Generator(2010)", []),
@@ -244,8 +244,8 @@ def test_every_citation_is_a_key_of_the_references():
 
 
 def test_the_notes_are_cited_by_their_one_key():
-    variants = re.compile(r"\b(?!Dwork–Roth notes)\w+\s*[-–]\s*Roth notes|Dwork and Roth notes|Dwork & Roth notes")
-    found = violations(pattern_matcher([variants], "the notes' key is 'Dwork–Roth notes'"))
+    variants = re.compile(r"\b(?!Local-mechanisms notes)\w+\s*[-–]\s*Roth notes|Dwork and Roth notes|Dwork & Roth notes")
+    found = violations(pattern_matcher([variants], "the notes' key is 'Local-mechanisms notes'"))
     assert not found, report(found, "variants of the notes' key")
 
 

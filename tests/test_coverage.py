@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COVERAGE = ROOT / "course" / "coverage.md"
 REFERENCES = ROOT / "course" / "references.md"
 
-SOURCES = ("Dwork 2010", "Mir et al. 2011", "Dwork 2011", "Roth 2011", "Dwork–Roth notes")
+SOURCES = ("Dwork 2010", "Mir et al. 2011", "Dwork 2011", "Roth 2011", "Local-mechanisms notes")
 BEYOND = "Beyond the five texts"   # the section for the course's numbered results from other works
 STATUSES = ("experiment", "partial", "text only", "not covered")
 COLUMNS = ("item", "course", "lecture", "heading", "experiment", "exercise", "library", "status")

@@ -67,15 +67,15 @@ def test_empty_stream_seed_formula_is_biased_by_tau2_m_over_e_eps_minus_1_and_co
     # Mir et al. 2011, Alg. 2's bias τ²m/(e^ε − 1) ≈ 2,910 is 370 s.e. away from 0.
     rng = np.random.default_rng(3)
     m, tau, eps, runs = 200, 5.0, 1.0, 4_000
-    corrected, seed = [], []
+    corrected, as_printed = [], []
     for _ in range(runs):
         alg = CroppedSum(m, tau, eps, rng)
         sigma = alg.c.sum() + rng.laplace(0, 2 * tau / eps)
         corrected.append(alg.debias(sigma))
-        seed.append(alg.debias_seed(sigma))
+        as_printed.append(alg.debias_as_printed(sigma))
     se = alg.std_bound() / np.sqrt(runs)
     assert abs(np.mean(corrected)) < 6 * se
-    assert abs(np.mean(seed) - tau**2 * m / math.expm1(eps)) < 6 * se
+    assert abs(np.mean(as_printed) - tau**2 * m / math.expm1(eps)) < 6 * se
 
 
 @pytest.mark.parametrize("window_fraction", [None, 0.5])

@@ -1,6 +1,6 @@
 """Tests for panpriv_teach.local: each test states the claim it checks.
 
-Privacy is checked exactly, by enumerating the channel of each local randomizer (Dwork–Roth notes, §1, Def 1).
+Privacy is checked exactly, by enumerating the channel of each local randomizer (Local-mechanisms notes, §1, Def 1).
 Statistical tests use fixed seeds; each comment gives the sample size and the false-failure
 probability (6 standard errors: two-sided normal tail 2e-9; chi-square p-value threshold 1e-6).
 """
@@ -46,7 +46,7 @@ def test_local_epsilon_is_infinite_when_an_output_betrays_an_input_and_zero_for_
 
 
 def test_local_epsilon_is_the_epsilon_of_the_joint_release_of_all_parties():
-    # Dwork–Roth notes, §1: with independent randomness the joint ratio reduces to one party's (Def 1).
+    # Local-mechanisms notes, §1: with independent randomness the joint ratio reduces to one party's (Def 1).
     # Enumerate n = 2 parties of DirectEncoding(k=3): 9 databases, 9 joint outputs.
     de = DirectEncoding(3, 0.8)
     law = {v: de.report_distribution(v) for v in range(3)}
@@ -307,7 +307,7 @@ def test_oue_beats_symmetric_unary_always_and_direct_beyond_3e_eps_plus_2(epsilo
 
 
 def test_both_encodings_err_like_sqrt_n():
-    # the std formulas scale exactly as sqrt(n): the Omega(sqrt(n)/ε) of the Dwork–Roth notes, §1 for counting
+    # the std formulas scale exactly as sqrt(n): the Omega(sqrt(n)/ε) of the Local-mechanisms notes, §1 for counting
     for oracle in (DirectEncoding(4, 1.0), UnaryEncoding(4, 1.0)):
         assert oracle.std(40_000) / oracle.std(400) == pytest.approx(10.0)
 

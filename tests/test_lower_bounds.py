@@ -1,5 +1,5 @@
 """The Ω(log n) packing bound for continual counting and the Ω(√n/ε) bound for local
-counting (Dwork–Roth notes, §1-2), checked against their proofs and against the mechanisms
+counting (Local-mechanisms notes, §1-2), checked against their proofs and against the mechanisms
 of modules 02 and 04."""
 import math
 
@@ -79,7 +79,7 @@ def test_packing_bound_is_the_largest_L_whose_condition_exceeds_one():
 
 
 def test_notes_shortcut_a_below_ln_n_over_4_minus_1_suffices_for_practical_n_only():
-    """The contradiction of the Dwork–Roth notes, §2 (after DNPR 2010) needs n/(2a)·e^(−4a)/2 > 1
+    """The contradiction of the Local-mechanisms notes, §2 (after DNPR 2010) needs n/(2a)·e^(−4a)/2 > 1
     (log form below). Every a with 2a a whole number and a < ln n/4 − 1 satisfies it for
     n = 2^4 .. 2^80 (ln n <= 55.5), but not at ln n = 64.05, a = 15: the shortcut is not
     asymptotically right."""

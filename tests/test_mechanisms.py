@@ -414,7 +414,7 @@ def test_rr_rejects_bad_input_naming_the_parameter(call, error, match):
 
 
 def test_rr_epsilon_equals_the_exact_epsilon_of_the_joint_release_on_neighbouring_databases():
-    # Dwork–Roth notes, §1, Def 1 by enumeration: n = 3 parties, every database in {0,1}^3 and every neighbour
+    # Local-mechanisms notes, §1, Def 1 by enumeration: n = 3 parties, every database in {0,1}^3 and every neighbour
     # (one party's bit changed); the joint law of the 8 possible report vectors is a product.
     import itertools
     from panpriv_teach.audit import exact_epsilon

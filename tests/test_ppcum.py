@@ -1,4 +1,4 @@
-"""Tests for panpriv_teach.ppcum (PPCum: Dwork–Roth notes, §3, after DNPR 2010): each test states
+"""Tests for panpriv_teach.ppcum (PPCum: Local-mechanisms notes, §3, after DNPR 2010): each test states
 the claim it checks.
 
 Statistical tests use fixed seeds; each comment gives the sample size and the tolerance.
@@ -31,10 +31,10 @@ def _draws(T, epsilon, seed):
     return N, dict(zip(tree_nodes(T), values))
 
 
-# ------------------------------------------------------------- the example of the Dwork–Roth notes, §3
+# ------------------------------------------------------------- the example of the Local-mechanisms notes, §3
 
 def test_worked_example_n_4_releases_and_memory_after_step_3():
-    # Dwork–Roth notes, §3: with n = 4 the releases are N + x1 + N_{1} + N_[1,2], N + x1 + x2 + N_{2} +
+    # Local-mechanisms notes, §3: with n = 4 the releases are N + x1 + N_{1} + N_[1,2], N + x1 + x2 + N_{2} +
     # N_[1,2], N + x1 + x2 + x3 + N_{3} + N_[3,4]; the memory after step 3 holds
     # N + x1 + x2 + x3, N_[3,4], N_{4}. Noise from a known rng, every value compared.
     N, NI = _draws(4, 1.0, seed=2024)

@@ -179,8 +179,8 @@ def _boundary_cases():
         "PanPrivateDistinctCount: max_candidates = (4Z + 1)^m exactly": lambda:
             stable.PanPrivateDistinctCount(2, 1, 1.0, rng=0, max_candidates=25).output(),
         "StableSketch: p = 2": lambda: stable.StableSketch(5, 2.0, 3, rng=0).output(),
-        "SimpleCounter: bias just below 1/2": lambda: counters.SimpleCounter(
-            mechanism="randomized_response", bias=math.nextafter(0.5, 0)).run([1, 0, 1]),
+        "SimpleCounter: bias just below 1": lambda: counters.SimpleCounter(
+            mechanism="randomized_response", bias=math.nextafter(1.0, 0)).run([1, 0, 1]),
         "every horizon counter: exactly T steps": lambda: [
             make(4).run([1, 0, 1, 1]) for make in HORIZON_COUNTERS.values()],
         "UnaryEncoding: report_distribution at k = 12": lambda: len(

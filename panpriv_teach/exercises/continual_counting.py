@@ -1,4 +1,4 @@
-"""Checkers for module 04, counters under continual observation (Dwork–Roth notes, §2 (DNPR
+"""Checkers for module 04, counters under continual observation (Local-mechanisms notes, §2 (DNPR
 2010; Chan, Shi, Song 2011); Dwork 2010, §5-6).
 
 Each checker is seeded and statistical where the answer is random; the tolerances are at
@@ -308,27 +308,28 @@ def exercise_4_5(choose_ell):
 @exercise("4.6", "The randomized-response counter")
 def exercise_4_6(rr_estimates):
     rng = np.random.default_rng(406)
-    for T, bias in ((50, 0.25), (200, 0.1), (1, 0.4)):
+    for T, bias in ((50, 0.5), (200, 0.2), (1, 0.8)):
         x = (rng.random(T) < 0.3).astype(int)
-        reports = (rng.random(T) < 0.5 + bias * x).astype(int)
+        reports = (rng.random(T) < (1 + bias * x) / 2).astype(int)
         where = f"rr_estimates(<{T} reports>, {bias})"
         got = as_numpy_array(call(rr_estimates, reports.copy(), bias), f"the result of {where}",
                        shape=(T,))
         t = np.arange(1, T + 1)
-        right = (np.cumsum(reports) - t / 2) / bias
+        right = 2 * (np.cumsum(reports) - t / 2) / bias
         if np.allclose(got, right):
             continue
-        if np.allclose(got, np.cumsum(reports) / bias):
+        if np.allclose(got, 2 * np.cumsum(reports) / bias):
             raise ExerciseFailed(f"{where}: D_0 reports 1 half of the time even when nothing "
                                  "happened; subtract those t/2 ones before scaling.")
-        if np.allclose(got, (np.cumsum(reports) - t / 2) / (2 * bias)):
-            raise ExerciseFailed(f"{where}: a one raises P(y = 1) by bias, not 2·bias: divide by bias.")
+        if np.allclose(got, (np.cumsum(reports) - t / 2) / bias):
+            raise ExerciseFailed(f"{where}: a one raises P(y = 1) from 1/2 to (1 + bias)/2, by "
+                                 "bias/2, not by bias: your estimate is half the count.")
         if np.allclose(got, np.cumsum(reports) - t / 2):
-            raise ExerciseFailed(f"{where}: each one adds only bias to the expected number of "
-                                 "reports; divide by bias.")
-        if np.allclose(got, (reports - 0.5) / bias):
+            raise ExerciseFailed(f"{where}: each one adds only bias/2 to the expected number of "
+                                 "reports; your estimate is not scaled for that.")
+        if np.allclose(got, 2 * (reports - 0.5) / bias):
             raise ExerciseFailed(f"{where}: these are estimates of each x_t; the counter releases "
                                  "the running count (use a cumulative sum).")
-        raise ExerciseFailed(f"{where} is not right: E[y_1 + ... + y_t] = t/2 + bias·n_t; solve "
-                             "for n_t.")
-    return "(y_1 + ... + y_t − t/2)/bias: unbiased for the running count."
+        raise ExerciseFailed(f"{where} is not right: E[y_1 + ... + y_t] = t/2 + (bias/2)·n_t; "
+                             "solve for n_t.")
+    return "2(y_1 + ... + y_t − t/2)/bias: unbiased for the running count."

@@ -1,5 +1,5 @@
 """Checkers for module 07, lower bounds (Dwork 2011, Thm 1 and the n log² n statement (Dinur &
-Nissim 2003); Dwork–Roth notes, §2, the Ω(log n) packing bound (DNPR 2010); Mir et al. 2011,
+Nissim 2003); Local-mechanisms notes, §2, the Ω(log n) packing bound (DNPR 2010); Mir et al. 2011,
 §4, the intrusion decoding attack).
 
 Each checker is seeded. The statistical ones use tolerances of at least 6 standard errors,
@@ -254,7 +254,7 @@ def exercise_7_5(packing_bound):
                              "the block length L.")
     if all(math.isclose(g, _packing_bound(n, eps, base="first")) for g, (n, eps) in zip(got, cases)):
         raise ExerciseFailed("you compared each block stream with the first block stream x¹ "
-                             "(distance 2L), as the Dwork–Roth notes do. The task compares with the "
+                             "(distance 2L), as the Local-mechanisms notes do. The task compares with the "
                              "all-zero stream x⁰ (distance L, so e^(−εL)), which gives more.")
     if any(not math.isclose(g * 2, round(g * 2)) for g in got):
         raise ExerciseFailed("a block has a whole number L of steps: a = L/2 is a multiple of 1/2.")

@@ -1,4 +1,4 @@
-"""Checkers for module 05: PPCum, pan-privacy for the past (Dwork–Roth notes, §3 (DNPR 2010)),
+"""Checkers for module 05: PPCum, pan-privacy for the past (Local-mechanisms notes, §3 (DNPR 2010)),
 and the continual density estimator (Dwork 2010, §7).
 
 Every check here is exact (the answers are deterministic functions of their inputs), so a
@@ -45,7 +45,7 @@ def exercise_5_1(erased_after):
         right = {I for I in tree_nodes(T) if I[1] <= t}
         if (1, T) in got:
             raise ExerciseFailed("your set contains the root [1, T]: PPCum has no noise for the "
-                                 "root (the Dwork–Roth notes: \"for each node I of T except the "
+                                 "root (the Local-mechanisms notes: \"for each node I of T except the "
                                  "root\", T their tree).")
         straddle = {I for I in got - right if I[0] <= t}
         if straddle:

@@ -1,5 +1,5 @@
 """Checkers for module 02, randomized response and the local model (Dwork 2011, "randomized
-response"; Dwork–Roth notes, §1 (Warner 1965)).
+response"; Local-mechanisms notes, §1 (Warner 1965)).
 
 Each checker is seeded and statistical where the answer is random; the tolerances are at
 least 6 standard errors, so a correct answer fails with probability below 1e-6. Answers that
@@ -26,7 +26,7 @@ def _reports(answer, n, what="the reports"):
     reports = as_numpy_array(answer, what, shape=(n,))
     values = set(np.unique(reports).tolist())
     if values <= {0.0, 1.0}:
-        raise ExerciseFailed(f"{what} are 0s and 1s: the reports of the Dwork–Roth notes are ±1, "
+        raise ExerciseFailed(f"{what} are 0s and 1s: the reports of the Local-mechanisms notes are ±1, "
                              "M_i = N_i·(−1)^{x_i} with N_i in {−1, 1}.")
     if not values <= {-1.0, 1.0}:
         raise ExerciseFailed(f"{what} contain values other than −1 and 1 "
@@ -50,7 +50,7 @@ def exercise_2_1(randomize):
         if abs(plus_for_0 - (1 + bias) / 2) < tol and abs(plus_for_1 - (1 - bias) / 2) < tol:
             continue
         if abs(plus_for_0 - (1 - bias) / 2) < tol and abs(plus_for_1 - (1 + bias) / 2) < tol:
-            raise ExerciseFailed("your reports say +1 mostly for x_i = 1: in the Dwork–Roth notes the report is "
+            raise ExerciseFailed("your reports say +1 mostly for x_i = 1: in the Local-mechanisms notes the report is "
                                  "N_i·(−1)^{x_i}, so a 0 is reported as +1 unless N_i flips it, "
                                  "and a 1 as −1.")
         if abs(plus_for_0 - plus_for_1) < 2 * tol:

@@ -249,102 +249,26 @@ def test_the_notes_are_cited_by_their_one_key():
     assert not found, report(found, "variants of the notes' key")
 
 
-# Every lecture fits its class (issue 17, item 2).
+# One notation (course/notation.md): rules a pattern can check (issue 21, finding N22 and N13).
 
-LECTURES = ROOT / "lectures"
-CLASS_MINUTES = 65          # of a 75-minute class: ten minutes left for questions
-WORDS_PER_MINUTE = 100
-MINUTES_PER_CODE_CELL = 1.5
-MINUTES_PER_INTERACTIVE_FIGURE = 5
-
-
-def _tags(cell) -> list:
-    return cell.get("metadata", {}).get("tags", [])
+NOTATION_RULES = [
+    (re.compile(r"N\(0,\s*(?:σ|\\sigma)\s*(?:²|\^2|\^\{2\})"),
+     "Gaussian noise is N(0, s²) with s its standard deviation (σ is never a noise scale)"),
+    (re.compile(r"(?:1/2|½|\\tfrac\s*\{?1\}?\s*\{?2\}?|\\frac\{1\}\{2\})\s*\+\s*(?:b|bias)\b(?!\s*/)"),
+     "a bias b gives probability (1 + b)/2, never 1/2 + b"),
+]
 
 
-def _minutes(cells) -> float:
-    minutes = 0.0
-    for cell in cells:
-        source = "".join(cell.get("source", ""))
-        if cell["cell_type"] == "markdown":
-            minutes += len(source.split()) / WORDS_PER_MINUTE
-        elif cell["cell_type"] == "code":
-            minutes += MINUTES_PER_CODE_CELL
-            if "nbval-ignore-output" in _tags(cell):
-                minutes += MINUTES_PER_INTERACTIVE_FIGURE
-    return minutes
+@pytest.mark.parametrize("text, flagged", [
+    ("noise N(0, σ²) added", True), (r"$z \sim N(0, \sigma^2 I)$", True), (r"$\mathcal N(0, \sigma^2)$", True), ("N(0, s²) with s = 2", False),
+    ("Bernoulli(1/2 + b)", True), (r"$\tfrac12 + b$", True), ("½ + bias", True), (r"\frac{1}{2} + b", True),
+    ("Bernoulli((1 + b)/2)", False), ("1/2 + b/2", False), ("1/2 + ε/4", False), ("1/2 + beta", False),
+])
+def test_notation_recognisers(text, flagged):
+    assert any(pattern.search(text) for pattern, _ in NOTATION_RULES) == flagged
 
 
-def core_minutes(path: Path) -> float:
-    """The estimate of a lecture's core, cells tagged `optional` left out: 100 words of narration a minute
-    (whitespace-separated tokens of the markdown), 1.5 minutes per code cell, and 5 more per interactive figure
-    (a code cell tagged nbval-ignore-output: widget cells are the only ones so tagged)."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return _minutes(cell for cell in cells if "optional" not in _tags(cell))
-
-
-def optional_minutes(path: Path) -> float:
-    """The same estimate for the cells tagged `optional` only (the instructor guide times them separately)."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return _minutes(cell for cell in cells if "optional" in _tags(cell))
-
-
-def _classes():
-    """One class per lecture, except lectures 00 and 01, which share the first class."""
-    lectures = sorted(LECTURES.glob("[0-9][0-9]_*.ipynb"))
-    first = [p for p in lectures if p.name[:2] in ("00", "01")]
-    return [tuple(first)] + [(p,) for p in lectures if p not in first]
-
-
-def test_the_estimate_counts_what_it_says(tmp_path):
-    notebook = {"cells": [
-        {"cell_type": "markdown", "metadata": {}, "source": ["word " * 250]},
-        {"cell_type": "code", "metadata": {}, "source": ["x = 1"], "outputs": []},
-        {"cell_type": "code", "metadata": {"tags": ["nbval-ignore-output"]}, "source": ["panel"], "outputs": []},
-        {"cell_type": "markdown", "metadata": {"tags": ["optional"]}, "source": ["word " * 900]},
-        {"cell_type": "code", "metadata": {"tags": ["optional"]}, "source": ["y = 2"], "outputs": []},
-    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    path = tmp_path / "99_example.ipynb"
-    path.write_text(json.dumps(notebook), encoding="utf-8")
-    assert core_minutes(path) == pytest.approx(2.5 + 1.5 + 1.5 + 5)
-
-
-@pytest.mark.parametrize("lectures", _classes(), ids=lambda ls: "+".join(p.name[:2] for p in ls))
-def test_every_lecture_core_fits_its_class(lectures):
-    minutes = sum(core_minutes(path) for path in lectures)
-    assert minutes <= CLASS_MINUTES, (
-        f"{' + '.join(p.name for p in lectures)}: core estimated at {minutes:.1f} min, more than {CLASS_MINUTES}; "
-        "move deeper material under a 'Going deeper' heading with its cells tagged optional")
-
-
-@pytest.mark.parametrize("path", sorted(LECTURES.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name[:2])
-def test_optional_material_sits_under_a_going_deeper_heading(path):
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    unlabelled = [number for number, cell in enumerate(cells)
-                  if "optional" in _tags(cell) and (number == 0 or "optional" not in _tags(cells[number - 1]))
-                  and not (cell["cell_type"] == "markdown"
-                           and re.match(r"#+ Going deeper", "".join(cell.get("source", "")).lstrip()))]
-    assert unlabelled == [], f"optional cells {unlabelled} start without a visible 'Going deeper' heading"
-
-
-
-def _guide_rows():
-    """The instructor guide's timing rows: (modules, stated core, stated optional or None)."""
-    rows = re.findall(r"^\| ([0-9]{2}(?: \+ [0-9]{2})?) \|.*?core ([0-9]+)(?:; Going deeper \(optional, ([0-9]+)\))?",
-                      (ROOT / "course" / "instructor_guide.md").read_text(encoding="utf-8"), flags=re.M)
-    return [(modules.split(" + "), int(core), None if optional == "" else int(optional))
-            for modules, core, optional in rows]
-
-
-def test_the_instructor_guide_times_every_class_as_the_estimate_does():
-    rows = _guide_rows()
-    assert sorted(m for modules, _, _ in rows for m in modules) == sorted(
-        p.name[:2] for p in LECTURES.glob("[0-9][0-9]_*.ipynb")), "one timing row per lecture"
-    for modules, core, optional in rows:
-        paths = [next(LECTURES.glob(f"{m}_*.ipynb")) for m in modules]
-        computed_core = sum(core_minutes(p) for p in paths)
-        computed_optional = sum(optional_minutes(p) for p in paths)
-        assert abs(core - computed_core) <= 1, f"{modules}: the guide says core {core}, the estimate {computed_core:.1f}"
-        if computed_optional >= 1 or optional is not None:
-            assert optional is not None and abs(optional - computed_optional) <= 1, (
-                f"{modules}: the guide says Going deeper {optional}, the estimate {computed_optional:.1f}")
+def test_one_notation_where_a_pattern_can_check_it():
+    found = violations(lambda text: [(m.start(), what) for pattern, what in NOTATION_RULES
+                                     for m in pattern.finditer(text)])
+    assert not found, report(found, "notation that course/notation.md rules out")

@@ -94,12 +94,26 @@ def laplace_mechanism(value, sensitivity, epsilon, rng=None):
     Values must satisfy |value| <= (2^53 - 2^J) Λ (about 2^40 Δ; ValueError otherwise).
     Returns a float for a scalar `value`, else an array of the same shape.
     """
-    sensitivity, epsilon = _laplace_parameters(sensitivity, epsilon)
+    if type(sensitivity) in (int, float) and type(epsilon) in (int, float):
+        noise = _laplace_noise(sensitivity, epsilon)
+    else:
+        noise = LaplaceNoise(*_laplace_parameters(sensitivity, epsilon))
+    if isinstance(value, float) or type(value) is int and abs(value) <= 2**53:
+        value = float(value)         # one number: one draw in plain Python, no array sampler
+        if not math.isfinite(value) or abs(value) > noise.limit:
+            noise.check_range(_real_array("value", value))   # raises, naming the problem
+        return noise.release_one(value, as_rng(rng))
     array = _real_array("value", value)
-    noise = LaplaceNoise(sensitivity, epsilon)
     noise.check_range(array)
     noisy = noise.release(array, as_rng(rng))
     return float(noisy) if array.ndim == 0 else noisy
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _laplace_noise(sensitivity, epsilon) -> LaplaceNoise:
+    """The sampler of one pair of plain numbers (Δ, epsilon), validated and built once (it
+    holds no random state; an invalid pair raises every time, exceptions are not cached)."""
+    return LaplaceNoise(*_laplace_parameters(sensitivity, epsilon))
 
 
 def laplace_guarantee(sensitivity, epsilon) -> tuple[float, float]:

@@ -12,8 +12,16 @@ integer mechanism, and the privacy of that mechanism is what the code has.
 
 Grid: Λ = 2^(floor(log2 min(Δ, scale)) - GRID_BITS), so Δ and the noise scale are both at least
 2^12 grid steps: the noise is a Laplace (or Gaussian) law sampled at a resolution of 1/4096 of
-its scale, and the release differs from the real-valued mechanism's by nothing a plot or a
-statistical test can see (the variance is larger by the factor (DΛ/Δ)^2 <= (1 + 2^-12)^2).
+its scale. The scale is DΛ/ε instead of Δ/ε, larger by a factor in (1, 1 + 2^-12] (exactly
+1 + 2^-12 when Δ is a power of two below Δ/ε, as Δ = 1, ε <= 1), the variance by its square.
+What a test of N draws can see: the mean |noise| estimates the scale with a relative standard
+error of 1/√N (the sample variance estimates the variance with √5/√N), so the factor is below
+one standard error for N < 1.7·10^7, and a test needs about 2.7·10^8 draws (3.4·10^8 with the
+variance) to see it at 4 standard errors. The grid itself (steps of 1/4096 of the scale, each
+point with probability at most 2^-13) moves the CDF by at most 2^-13, which a Kolmogorov-Smirnov
+test of N draws sees at N of about 10^8. So below 10^7 draws no plot and no test of the law's
+shape or scale tells the grid noise from the continuous law (only that the values lie on the
+grid, by design); the exact law is `DiscreteLaplace.pmf`.
 
 Rounding: |x - x'| <= Δ gives |rint(x/Λ) - rint(x'/Λ)| <= D = floor(Δ/Λ) + 1 grid steps (each
 rounding moves by at most half a step), so the integer noise is calibrated to D, not Δ/Λ.
@@ -419,6 +427,13 @@ class LaplaceNoise:
         """rint(value/Λ)·Λ + Λ·Z, exactly, for a float array already range-checked."""
         rounded = np.rint(np.asarray(array, dtype=float) / self.step).astype(np.int64)
         return (rounded + self.integer.sample(rounded.shape, rng)).astype(float) * self.step
+
+    def release_one(self, value: float, rng) -> float:
+        """`release` of one float already range-checked: the same uniforms and the same
+        result as `release(np.array([value]), rng)[0]` (Python's `round`, like `np.rint`,
+        rounds halves to even; `DiscreteLaplace.draw` is `sample(1)` in plain integers),
+        at the cost of one draw instead of an array sampler's setup."""
+        return float(round(value / self.step) + self.integer.draw(rng)) * self.step
 
     def release_exact(self, numerator: int, exponent: int, rng) -> float:
         """The release of the exact value numerator·2^exponent (a Python integer, any size;

@@ -107,6 +107,25 @@ def test_n_draws_at_once_equal_n_single_draws(D, epsilon):
     assert np.array_equal(batch, [sampler.draw(rng2) for _ in range(1000)])
 
 
+@pytest.mark.parametrize("sensitivity, epsilon", [(1.0, 0.5), (3.5, 0.3), (1e-4, 2.0)])
+def test_a_scalar_is_released_as_the_array_path_releases_it(sensitivity, epsilon):
+    # the scalar path (one draw in plain Python) takes the same uniforms and rounds as np.rint:
+    # halves of a grid step go to the even neighbour (0.5 -> 0, 1.5 -> 2, -2.5 -> -2)
+    step = LaplaceNoise(sensitivity, epsilon).step
+    values = [0.0, 3, -7, 0.1, 1e6 + 0.3] + [k * step for k in (0.5, 1.5, -2.5, 12345.5)]
+    for value in values:
+        one = laplace_mechanism(value, sensitivity, epsilon, rng=np.random.default_rng(9))
+        array = laplace_mechanism(np.array([value]), sensitivity, epsilon,
+                                  rng=np.random.default_rng(9))
+        assert isinstance(one, float) and one == array[0], value
+    rng, rng2 = np.random.default_rng(4), np.random.default_rng(4)
+    assert [laplace_mechanism(2.0, sensitivity, epsilon, rng) for _ in range(200)] == \
+        list(laplace_mechanism(np.full(200, 2.0), sensitivity, epsilon, rng2))
+    for bad in (math.nan, math.inf, 1e300):
+        with pytest.raises(ValueError, match="value"):
+            laplace_mechanism(bad, sensitivity, epsilon, rng=0)
+
+
 @pytest.mark.parametrize("sensitivity, epsilon", [(1, 1), (1, 0.01), (1, 20), (3.5, 0.3),
                                                   (1e-4, 2.0), (1e6, 0.5)])
 def test_laplace_guarantee_is_barely_above_nominal(sensitivity, epsilon):

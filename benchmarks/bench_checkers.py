@@ -38,7 +38,7 @@ os.environ["MPLBACKEND"] = "Agg"   # before anything imports matplotlib
 import nbformat  # noqa: E402
 
 from panpriv_teach.exercises.harness import ExerciseFailed, exercises_of  # noqa: E402
-from panpriv_teach.notebooks import SOLUTION_ONLY, _CHECK_CALL, checker_module_name  # noqa: E402
+from panpriv_teach.classroom.notebooks import SOLUTION_ONLY, _CHECK_CALL, checker_module_name  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

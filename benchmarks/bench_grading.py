@@ -12,10 +12,10 @@ generated from solutions/ and exercises/:
   the pass line, and the checker module's exercise_N_k replaced by a lambda first.
 
 Measured in the same run, on the same submissions, each with JOBS parallel jobs:
-- grading: `panpriv_teach.grading.grade_submissions(SUBMISSIONS, OUT, jobs=JOBS)`, which
+- grading: `panpriv_teach.classroom.grading.grade_submissions(SUBMISSIONS, OUT, jobs=JOBS)`, which
   runs each notebook in a worker process and the real checkers in the grader, and writes
   grades.csv, grades.json and the feedback files;
-- baseline: executing every notebook with nbclient (`panpriv_teach.notebooks.execute_copy`,
+- baseline: executing every notebook with nbclient (`panpriv_teach.classroom.notebooks.execute_copy`,
   a fresh kernel per notebook, errors allowed, as a check command would), JOBS at a time.
 Printed: both wall times, the ratio grading / baseline (target: <= 2), the time per notebook,
 and whether every kind got the statuses it should (correct → all passed; endless → the
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import nbformat
 
-from panpriv_teach.grading import grade_submissions
-from panpriv_teach.notebooks import SOLUTION_ONLY, _replace_blocks, execute_copy
+from panpriv_teach.classroom.grading import grade_submissions
+from panpriv_teach.classroom.notebooks import SOLUTION_ONLY, _replace_blocks, execute_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("correct", "wrong", "broken", "endless", "cheating")

@@ -1,7 +1,7 @@
 """Benchmark: the time to execute each notebook, against DESIGN.md's 60 s budget.
 
 Every notebook in lectures/ and solutions/ is executed from start to end in a fresh kernel,
-with the project's own nbclient set-up (`panpriv_teach.notebooks.notebook_client`, as `execute`
+with the project's own nbclient set-up (`panpriv_teach.classroom.notebooks.notebook_client`, as `execute`
 and `check` use: kernel "python3", cwd = the notebook's folder, quiet kernel log). The
 notebooks are read into memory and executed there; nothing is written back to disk. The
 time is wall-clock, kernel start and shutdown included.
@@ -34,7 +34,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from panpriv_teach.notebooks import notebook_client
+from panpriv_teach.classroom.notebooks import notebook_client
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("lectures", "solutions", "exercises")

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from panpriv_teach.notebooks import notebook_client
+from panpriv_teach.classroom.notebooks import notebook_client
 
 ROOT = Path(__file__).resolve().parent.parent
 LECTURES = ROOT / "lectures"

@@ -99,7 +99,7 @@ def _all_exist(paths) -> bool:
 
 
 def _generate(args) -> int:
-    from panpriv_teach.notebooks import GenerationError, generate
+    from panpriv_teach.classroom.notebooks import GenerationError, generate
     if not Path(args.solutions).is_dir():
         print(f"error: no solutions folder {args.solutions!r}", file=sys.stderr)
         return USAGE_ERROR
@@ -116,7 +116,7 @@ def _generate(args) -> int:
 
 
 def _stale(args) -> int:
-    from panpriv_teach.notebooks import GenerationError, staleness
+    from panpriv_teach.classroom.notebooks import GenerationError, staleness
     try:
         reasons = staleness(args.solutions, args.exercises)
     except GenerationError as exc:
@@ -139,7 +139,7 @@ def _stale(args) -> int:
 
 
 def _execute(args) -> int:
-    from panpriv_teach.notebooks import execute
+    from panpriv_teach.classroom.notebooks import execute
     if not _all_exist(args.notebooks):
         return USAGE_ERROR
     try:
@@ -154,7 +154,7 @@ def _execute(args) -> int:
 
 
 def _check(args) -> int:
-    from panpriv_teach import scoreboard
+    from panpriv_teach.classroom import scoreboard
     if not args.notebooks:
         if not Path("exercises").is_dir():
             print("error: run `check` in the course folder (no exercises/ here), or name "
@@ -163,7 +163,7 @@ def _check(args) -> int:
         return 0 if scoreboard.progress(".", timeout=args.timeout) else 1
     if not _all_exist(args.notebooks):
         return USAGE_ERROR
-    from panpriv_teach.grading import grade_notebook
+    from panpriv_teach.classroom.grading import grade_notebook
     ok = True
     for index, path in enumerate(args.notebooks):
         if index:
@@ -175,7 +175,7 @@ def _check(args) -> int:
 
 
 def _workspace(args) -> int:
-    from panpriv_teach.workspace import WORK_DIR, make_workspace
+    from panpriv_teach.classroom.workspace import WORK_DIR, make_workspace
     try:
         created, kept = make_workspace(".")
     except FileNotFoundError as exc:
@@ -189,7 +189,7 @@ def _workspace(args) -> int:
 
 
 def _lab(args) -> int:
-    from panpriv_teach.workspace import lab
+    from panpriv_teach.classroom.workspace import lab
     if not Path("exercises").is_dir():
         print("error: run `lab` in the course folder (no exercises/ here)", file=sys.stderr)
         return USAGE_ERROR
@@ -197,7 +197,7 @@ def _lab(args) -> int:
 
 
 def _grade_class(args) -> int:
-    from panpriv_teach.grading import grade_submissions
+    from panpriv_teach.classroom.grading import grade_submissions
     if not Path(args.submissions).is_dir():
         print(f"error: no submissions folder {args.submissions!r}", file=sys.stderr)
         return USAGE_ERROR
@@ -205,7 +205,7 @@ def _grade_class(args) -> int:
 
 
 def _release(args) -> int:
-    from panpriv_teach.release import ReleaseError, release
+    from panpriv_teach.classroom.release import ReleaseError, release
     try:
         written = release(".", args.out)
     except ReleaseError as exc:
@@ -216,8 +216,8 @@ def _release(args) -> int:
 
 
 def _nbgrader(args) -> int:
-    from panpriv_teach.nbgrader_export import export
-    from panpriv_teach.release import ReleaseError
+    from panpriv_teach.classroom.nbgrader_export import export
+    from panpriv_teach.classroom.release import ReleaseError
     try:
         written = export("solutions", args.out)
     except (ReleaseError, ValueError) as exc:

@@ -10,7 +10,7 @@ import json
 import nbformat
 import pytest
 
-from panpriv_teach.grading import grade_notebook, grade_submissions
+from panpriv_teach.classroom.grading import grade_notebook, grade_submissions
 from test_grading_support import statuses, student_notebook, write
 
 MODULE = "05_ppcum"          # the quickest module to grade

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from panpriv_teach.grading import grade_notebook
-from panpriv_teach.grading.course import checker_modules, course_module
+from panpriv_teach.classroom.grading import grade_notebook
+from panpriv_teach.classroom.grading.course import checker_modules, course_module
 from test_grading_support import diagnoses, statuses, student_notebook, write
 
 PRINTS_A_PASS = 'print("✓ Exercise {n} passed: exact for every ε")'

@@ -3,7 +3,7 @@ of reaching a declared function by name in a notebook's code is found, in the ce
 happens; unrelated code is not flagged."""
 import pytest
 
-from panpriv_teach.grading.library_uses import library_uses
+from panpriv_teach.classroom.grading.library_uses import library_uses
 
 ROTH = "panpriv_teach.density.roth_sample_size"
 RUN = "panpriv_teach.counters.SimpleCounter.run"

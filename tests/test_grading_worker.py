@@ -12,8 +12,8 @@ import pytest
 
 from panpriv_teach.exercises.harness import ExerciseFailed, call
 from panpriv_teach.exercises.lower_bounds import _Curator
-from panpriv_teach.grading import wire
-from panpriv_teach.grading.session import AnswerProxy, Session, Worker
+from panpriv_teach.classroom.grading import wire
+from panpriv_teach.classroom.grading.session import AnswerProxy, Session, Worker
 from panpriv_teach.intrusion import AccurateDistinctCount
 
 SETUP = {"checkers": {}, "solved_by": []}
@@ -153,7 +153,7 @@ def test_allocating_20_gb_is_a_memory_error_not_a_dead_grader():
 def test_without_rlimit_a_psutil_watchdog_stops_a_worker_using_too_much_memory(monkeypatch):
     """Windows has no `resource` module: there the grader watches the worker's memory."""
     pytest.importorskip("psutil")
-    monkeypatch.setattr("panpriv_teach.grading.session._has_rlimit", lambda: False)
+    monkeypatch.setattr("panpriv_teach.classroom.grading.session._has_rlimit", lambda: False)
     w = Worker(SETUP, memory=300 * 2**20)
     define(w, "import numpy as np, time\n"
               "def hog():\n    x = np.ones(2**30 // 8)\n    time.sleep(5)\n    return 1")

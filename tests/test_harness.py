@@ -399,7 +399,7 @@ def test_run_all_carries_on_past_a_failed_check_and_the_summary_fails_the_notebo
     without an error, so the next cells still run; the summary cell raises, showing only
     the verdicts, no library traceback."""
     import nbformat
-    from panpriv_teach.notebooks import execute_copy
+    from panpriv_teach.classroom.notebooks import execute_copy
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in (
         "from panpriv_teach.exercises import density as check",

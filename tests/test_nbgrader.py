@@ -14,8 +14,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from panpriv_teach.nbgrader_export import MANIFEST, assignment_notebook, export, strict_checks
-from panpriv_teach.notebooks import BEGIN, END, _CHECK_CALL
+from panpriv_teach.classroom.nbgrader_export import MANIFEST, assignment_notebook, export, strict_checks
+from panpriv_teach.classroom.notebooks import BEGIN, END, _CHECK_CALL
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "01_dp_basics"
@@ -80,7 +80,7 @@ def test_markdown_answers_are_manually_graded_and_summary_cells_dropped():
 
 
 def test_export_refuses_a_foreign_folder_and_updates_its_own(tmp_path):
-    from panpriv_teach.release import ReleaseError
+    from panpriv_teach.classroom.release import ReleaseError
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
     with pytest.raises(ReleaseError, match="not empty"):

@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from panpriv_teach.notebooks import notebook_client
+from panpriv_teach.classroom.notebooks import notebook_client
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "lectures").glob("[0-9]*.ipynb")) + sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))

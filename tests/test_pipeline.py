@@ -1,6 +1,6 @@
-"""The notebook pipeline (panpriv_teach.notebooks and `python -m panpriv_teach`):
+"""The notebook pipeline (panpriv_teach.classroom.notebooks and `python -m panpriv_teach`):
 generation of exercise notebooks, staleness, execution, and the `check` command (whose
-grades come from panpriv_teach.grading) against `pytest --nbval-lax`.
+grades come from panpriv_teach.classroom.grading) against `pytest --nbval-lax`.
 
 The fixture notebook is stored as tests/fixtures/solutions/99_demo.ipynb.json so that
 `pytest --nbval tests` does not collect it; the tests copy it into a temporary course
@@ -19,9 +19,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from panpriv_teach import scoreboard
+from panpriv_teach.classroom import scoreboard
 from panpriv_teach.__main__ import main
-from panpriv_teach.notebooks import (
+from panpriv_teach.classroom.notebooks import (
     _CHECK_CALL, GenerationError, cell_errors, checker_module_name, dumps, execute, execute_copy,
     exercise_of_cells, generate, make_exercise_notebook, stale_exercises, staleness)
 
@@ -435,7 +435,7 @@ def test_course_exercise_notebook_runs_to_its_stubs(path):
 # ---------------------------------------------------------------- the scoreboard's text
 
 def grade_of(module, *results, problems=()):
-    """A NotebookGrade as panpriv_teach.grading returns it (module, results, problems)."""
+    """A NotebookGrade as panpriv_teach.classroom.grading returns it (module, results, problems)."""
     return SimpleNamespace(module=module, problems=list(problems), results=[
         SimpleNamespace(exercise=e, title=t, status=s, diagnosis=d, cell=c)
         for e, t, s, d, c in results])

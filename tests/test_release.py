@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from panpriv_teach.notebooks import BEGIN, END, is_unchanged_since_generated, make_exercise_notebook
-from panpriv_teach.release import MANIFEST, ReleaseError, leaked_solutions, release
+from panpriv_teach.classroom.notebooks import BEGIN, END, is_unchanged_since_generated, make_exercise_notebook
+from panpriv_teach.classroom.release import MANIFEST, ReleaseError, leaked_solutions, release
 
 ROOT = Path(__file__).resolve().parents[1]
 FRESH = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}

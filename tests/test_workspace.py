@@ -22,9 +22,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from panpriv_teach.notebooks import (EditedNotebooksError, content_hash, dumps, generate,
+from panpriv_teach.classroom.notebooks import (EditedNotebooksError, content_hash, dumps, generate,
                                      is_unchanged_since_generated, staleness)
-from panpriv_teach.workspace import make_workspace
+from panpriv_teach.classroom.workspace import make_workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -229,7 +229,7 @@ def test_no_command_touches_the_students_notebooks(student_course, command, code
 
 
 def test_checking_and_grading_never_write_the_students_notebooks(student_course, tmp_path):
-    pytest.importorskip("panpriv_teach.grading")
+    pytest.importorskip("panpriv_teach.classroom.grading")
     course, home, work = student_course
     submissions = tmp_path / "submissions" / "ada"
     submissions.mkdir(parents=True)

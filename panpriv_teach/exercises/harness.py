@@ -14,9 +14,10 @@ exercise of the module passed in this kernel. IPython shows only the diagnosis (
 
 Time limits use no Unix signals (they hold on Windows and macOS): `call` runs the answer in
 a helper thread and abandons it when its time is up, and `time_limit` has a watchdog thread
-raise `_TimeLimit` in the limited thread. The batch grader (`panpriv_teach.grading`) passes
-the checkers a `RemoteAnswer` instead of a function: `call` hands it the arguments and the
-time left, and it runs the answer in another process.
+raise `_TimeLimit` in the limited thread. The batch grader
+(`panpriv_teach.classroom.grading`) passes the checkers a `RemoteAnswer` instead of a
+function: `call` hands it the arguments and the time left, and it runs the answer in
+another process.
 """
 from __future__ import annotations
 
@@ -438,7 +439,7 @@ def exercise(number: str, title: str, seconds: float = 30.0, solved_by: tuple = 
     `checker(answer, strict=True)` raises ExerciseFailed instead. `checker.verdict(answer)`
     returns the pass message or raises, printing and recording nothing (the grader's way).
     `solved_by` names (dotted) the library functions that already solve the exercise: an
-    answer that uses them fails when graded (`panpriv_teach.grading`). `checker.answer` is
+    answer that uses them fails when graded (`panpriv_teach.classroom`). `checker.answer` is
     the name of the checker's parameter: the name the exercise asks the answer to have.
     Decorating also gives the checker's module its `summary()` (see `summary_of`)."""
 

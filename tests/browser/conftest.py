@@ -54,7 +54,7 @@ SERVER_STOP_TIMEOUT_S = 10
 # The only setting written to the server's fresh user_settings_dir: no news pop-up, no
 # update check (they would cover the page), as `make lab` does. Nothing else: the test sees
 # JupyterLab as a user does (windowing mode, autosave and trust at their defaults).
-LAB_SETTINGS = {   # the defaults `make lab` installs (panpriv_teach.workspace._LAB_DEFAULTS)
+LAB_SETTINGS = {   # the defaults `make lab` installs (panpriv_teach.classroom.workspace._LAB_DEFAULTS)
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
         {"fetchNews": "false", "checkForUpdates": False},
     "@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings": {"saveState": True},

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import nbformat
 
-from panpriv_teach.notebooks import BEGIN, SOLUTION_ONLY, _source, dumps, exercise_of_cells
-from panpriv_teach.release import ReleaseError
+from panpriv_teach.classroom.notebooks import BEGIN, SOLUTION_ONLY, _source, dumps, exercise_of_cells
+from panpriv_teach.classroom.release import ReleaseError
 
 MANIFEST = ".panpriv-nbgrader.json"
 _SUMMARY = re.compile(r"^\s*check\.summary\(\s*\)\s*;?\s*$")
@@ -138,7 +138,7 @@ def assignment_notebook(solution_nb) -> nbformat.NotebookNode:
 
 def export(solutions_dir="solutions", out="nbgrader") -> Path:
     """Write the nbgrader course directory to `out` and return it (see the module doc)."""
-    from panpriv_teach.release import _check_target
+    from panpriv_teach.classroom.release import _check_target
     solutions, out = Path(solutions_dir), Path(out).resolve()
     paths = sorted(solutions.glob("*.ipynb"))
     if not paths:

@@ -26,12 +26,12 @@ from pathlib import Path
 import nbformat
 
 from panpriv_teach.exercises.harness import ExerciseFailed, ExerciseNotAttempted
-from panpriv_teach.grading import wire
-from panpriv_teach.grading.course import Module, checker_modules, course_module
-from panpriv_teach.grading.library_uses import library_uses
-from panpriv_teach.grading.session import (MEMORY_LIMIT, AnswerProxy, Session, Worker,
+from panpriv_teach.classroom.grading import wire
+from panpriv_teach.classroom.grading.course import Module, checker_modules, course_module
+from panpriv_teach.classroom.grading.library_uses import library_uses
+from panpriv_teach.classroom.grading.session import (MEMORY_LIMIT, AnswerProxy, Session, Worker,
                                            WorkerStopped, WorkerTimeout)
-from panpriv_teach.notebooks import exercise_of_cells
+from panpriv_teach.classroom.notebooks import exercise_of_cells
 
 STATUSES = ("passed", "failed", "not attempted", "missing", "error")
 CELL_SECONDS = 120.0   # the default limit for one code cell

@@ -18,8 +18,8 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from panpriv_teach.grading.course import checker_modules, course_module
-from panpriv_teach.grading.notebook import ExerciseGrade, NotebookGrade, STATUSES, grade_notebook
+from panpriv_teach.classroom.grading.course import checker_modules, course_module
+from panpriv_teach.classroom.grading.notebook import ExerciseGrade, NotebookGrade, STATUSES, grade_notebook
 
 COPY = re.compile(r"^(?P<number>\d\d)_")
 

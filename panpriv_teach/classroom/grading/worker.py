@@ -121,7 +121,7 @@ def _not_forked() -> None:
 
 class Worker:
     def __init__(self, proto_in, proto_out, setup: dict):
-        from panpriv_teach.grading import wire
+        from panpriv_teach.classroom.grading import wire
         self.wire, self.proto_in, self.proto_out = wire, proto_in, proto_out
         _install_stubs(setup["checkers"])
         for dotted in setup["solved_by"]:
@@ -253,7 +253,7 @@ def _is_library_object(value) -> bool:
     """An object of a library class (the algorithms), whose attributes the grader copies back."""
     module = getattr(type(value), "__module__", "") or ""
     return (module.startswith("panpriv_teach.")
-            and not module.startswith(("panpriv_teach.exercises", "panpriv_teach.grading"))
+            and not module.startswith(("panpriv_teach.exercises", "panpriv_teach.classroom"))
             and hasattr(value, "__dict__") and not isinstance(value, type))
 
 
@@ -273,7 +273,7 @@ def main() -> None:
     if os.environ.get("PANPRIV_WORKER_LOG"):   # for debugging the grader: the worker's stderr
         sys.stderr = open(os.environ["PANPRIV_WORKER_LOG"], "a", buffering=1)
     proto_in, proto_out = _claim_stdio()
-    from panpriv_teach.grading import wire
+    from panpriv_teach.classroom.grading import wire
     setup = wire.load_from_grader(wire.read_message(proto_in, limit=2**62))
     Worker(proto_in, proto_out, setup).serve()
 

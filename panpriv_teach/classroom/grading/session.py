@@ -1,7 +1,7 @@
 """The grader's side of a worker process: start it, send it requests, read its answers
 within a deadline, kill it.
 
-The worker (`panpriv_teach.grading.worker`) runs with the grader's Python in isolated mode
+The worker (`panpriv_teach.classroom.grading.worker`) runs with the grader's Python in isolated mode
 (`-I`: no user site, no PYTHON* variables, no current directory on sys.path), in its own
 temporary directory and process group, with one BLAS thread. Limits hold without signals:
 time, by the grader waiting at most until the deadline and then killing the worker (and
@@ -26,12 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from panpriv_teach.exercises.harness import Outcome, RemoteAnswer
-from panpriv_teach.grading import wire
+from panpriv_teach.classroom.grading import wire
 
 MEMORY_LIMIT = 4 * 2**30   # bytes of address space for a worker
-_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+_ROOT = str(Path(__file__).resolve().parents[3])   # holds panpriv_teach/
 _BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from panpriv_teach.grading.worker import main; main()")
+         "from panpriv_teach.classroom.grading.worker import main; main()")
 
 
 class WorkerStopped(Exception):

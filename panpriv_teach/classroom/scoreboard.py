@@ -1,6 +1,6 @@
 """The student's scoreboards, as `python -m panpriv_teach check` prints them.
 
-`render(grade)` turns one graded notebook (a `panpriv_teach.grading.NotebookGrade`) into
+`render(grade)` turns one graded notebook (a `panpriv_teach.classroom.grading.NotebookGrade`) into
 text: what went wrong outside the exercises (a setup cell that raised), then one line per
 exercise with its status and the cell of its check as JupyterLab numbers it (the status
 bar's "Cell 5/21"; click it to go to a cell), then the diagnosis. `progress(course)` grades every notebook in my_work/ and lists the modules not
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from panpriv_teach.workspace import WORK_DIR, modules
+from panpriv_teach.classroom.workspace import WORK_DIR, modules
 
 PASSED = "passed"
 _MARK = {"passed": "✓", "failed": "✗", "not attempted": "·", "missing": "?", "error": "!"}
@@ -52,7 +52,7 @@ def render(grade, path="") -> str:
 
 
 def _grade(path, timeout):
-    from panpriv_teach.grading import grade_notebook
+    from panpriv_teach.classroom.grading import grade_notebook
     return grade_notebook(path, timeout=timeout)
 
 

@@ -15,7 +15,7 @@ and run shell commands (`!cmd`). Grade an untrusted class inside a container (re
 submissions, no network); see the instructor guide.
 
 The names are imported on first use, so that the worker process (which imports
-`panpriv_teach.grading.worker`) does not load the grader's dependencies.
+`panpriv_teach.classroom.grading.worker`) does not load the grader's dependencies.
 """
 import importlib
 

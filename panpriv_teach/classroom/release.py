@@ -32,7 +32,7 @@ class ReleaseError(ValueError):
 def solution_blocks(solutions_dir) -> dict:
     """(notebook name, exercise) → the code of each solution block, dedented, from
     solutions_dir/*.ipynb (the text between `### BEGIN SOLUTION` and `### END SOLUTION`)."""
-    from panpriv_teach.notebooks import BEGIN, END, _source, exercise_of_cells
+    from panpriv_teach.classroom.notebooks import BEGIN, END, _source, exercise_of_cells
     blocks = {}
     for path in sorted(Path(solutions_dir).glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
@@ -121,7 +121,7 @@ def _check_target(out: Path, manifest_name: str = MANIFEST) -> list:
 
 def release(course=".", out="release") -> Path:
     """Write the student copy of `course` to `out` and return `out` (see the module doc)."""
-    from panpriv_teach.notebooks import _generated_text
+    from panpriv_teach.classroom.notebooks import _generated_text
     course, out = Path(course).resolve(), Path(out).resolve()
     if out == course or course in out.parents:
         raise ReleaseError(f"{out} is inside the course folder; write the release elsewhere")

@@ -1,5 +1,5 @@
 """The notebook pipeline: generate exercise notebooks from solutions and execute notebooks
-with outputs. (Grading a student's notebook is panpriv_teach.grading's job.)
+with outputs. (Grading a student's notebook is panpriv_teach.classroom.grading's job.)
 
 Conventions (see DESIGN.md, "Notebooks"):
 
@@ -12,7 +12,7 @@ Conventions (see DESIGN.md, "Notebooks"):
   and outputs are cleared. Generation is deterministic, so a test can detect staleness.
   A generated notebook records the hash of its own content, so a notebook changed after
   generation (answers written in place, cells run) is recognised and never overwritten.
-  Students work in their own copies, `my_work/NN_topic.ipynb` (panpriv_teach.workspace).
+  Students work in their own copies, `my_work/NN_topic.ipynb` (panpriv_teach.classroom.workspace).
 - Check cells call `check.exercise_N_k(answer)`, where the notebook imported a checker
   module `as check` (`checker_module_name` finds it).
 """

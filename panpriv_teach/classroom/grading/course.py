@@ -18,9 +18,9 @@ from pathlib import Path
 import nbformat
 
 from panpriv_teach.exercises.harness import exercises_of
-from panpriv_teach.notebooks import checker_module_name
+from panpriv_teach.classroom.notebooks import checker_module_name
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]   # the course folder
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 `parameter_panel(draw, epsilon=float_slider(...))` shows the controls above the figure that
 `draw(**values)` makes, and redraws it whenever a control changes. The first drawing uses the
 default values, so the stored notebook shows a good static figure: the panel's output carries
-that figure as a PNG too, which is what JupyterLab shows before the notebook is trusted and run.
+that figure as a PNG too (at twice its pixels, for slides), which is what JupyterLab shows
+before the notebook is trusted and run. The figure is shown at its own size, never stretched.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from panpriv_teach.plots import alt_text, panel_figures
+from panpriv_teach.plots import alt_text, figure_facts, panel_figures
 
 _LAYOUT = {"width": "340px"}
 _STYLE = {"description_width": "110px"}
@@ -51,9 +52,11 @@ def choice(description: str, options, value=None) -> w.Dropdown:
 class Panel(w.VBox):
     """An interactive figure: rows of controls, the figure (an Image widget), its messages.
 
-    Displayed, it offers the figure it shows as `image/png` beside the widget view, with the
-    figure's titles as alternative text, and a one-line `text/plain`. JupyterLab renders a
-    widget view only in a trusted notebook whose widgets it can find; a notebook opened
+    Displayed, it offers the figure it shows as `image/png` beside the widget view, and a
+    one-line `text/plain`. The PNG of the default figure has twice its pixels, with the
+    metadata of `plots.figure_facts` (alternative text, smallest text size, what a legend
+    covers) and its size: slides and the site show it sharp at 1.5 times. JupyterLab renders
+    a widget view only in a trusted notebook whose widgets it can find; a notebook opened
     before it was run (stored outputs are untrusted) shows the PNG instead of the widget's
     text repr, and so do renderers without ipywidgets.
     """
@@ -63,10 +66,14 @@ class Panel(w.VBox):
         super().__init__([*rows, image, messages])
         self.draw, self.controls, self.image = draw, controls, image
         self.alt = "interactive figure"     # the figure's titles, set by each redraw
+        self.still = None                   # (PNG at 2x, metadata) of the default figure
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)
         data["text/plain"] = f"Interactive figure: {self.alt} (run the notebook to move its controls)"
+        if self.still is not None and self.still[0] == self.image.value:
+            data["image/png"] = self.still[1]
+            return data, {"image/png": self.still[2]}
         if self.image.value:
             data["image/png"] = bytes(self.image.value)
             return data, {"image/png": {"alt": self.alt}}
@@ -89,14 +96,17 @@ def parameter_panel(draw, **controls) -> Panel:
     empty Image widget. (Chromium collapses an `<img>` whose source is not an image, and in
     JupyterLab's default windowing mode a cell rendered off screen during Run All kept that
     collapsed 0 x 0 box after the real figure arrived, until a slider moved.)
+    The Image widget keeps the PNG's own size (a flex column would stretch it to the
+    output's width, 1.25 times and blurred in JupyterLab at 1280 px); a narrower output
+    scales it down.
     Returns the panel, already displayed, with `draw`, `controls` (name → widget) and
     `redraw()` as attributes, so that a test or a later cell can move its controls.
     """
-    image = w.Image(format="png")
+    image = w.Image(format="png", layout=w.Layout(align_self="flex-start", max_width="100%"))
     messages = w.Output()
     kept: dict = {}                 # the figures of `plots.figure`, reused from redraw to redraw
 
-    def redraw(change=None):
+    def redraw(change=None, still: bool = False):
         out, err, before = io.StringIO(), io.StringIO(), set(plt.get_fignums())
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
@@ -109,6 +119,11 @@ def parameter_panel(draw, **controls) -> Panel:
                                      "(the panel shows the figure: no plt.show() inside draw)")
                 image.value = png(made[0])
                 panel.alt = alt_text(made[0]) or "interactive figure"
+                if still:
+                    large = png(made[0], scale=2)
+                    size = {"width": made[0].bbox.width, "height": made[0].bbox.height}
+                    panel.still = (image.value, large,
+                                   {**{k: round(v) for k, v in size.items()}, **figure_facts(made[0])})
         except Exception:
             _show(messages, out, err)
             with messages:
@@ -124,7 +139,7 @@ def parameter_panel(draw, **controls) -> Panel:
     panel = Panel(draw, controls, image, messages)
     panel.redraw = redraw
     try:
-        redraw()
+        redraw(still=True)
     finally:
         display(panel)
     return panel
@@ -142,9 +157,10 @@ def _show(messages: w.Output, out: io.StringIO, err: io.StringIO) -> None:
         messages.append_stderr(err.getvalue())
 
 
-def png(fig) -> bytes:
-    """The figure as PNG bytes at its own size and resolution, on white (readable in any theme)."""
+def png(fig, scale: int = 1) -> bytes:
+    """The figure as PNG bytes at its own size and `scale` times its resolution, on white
+    (readable in any theme)."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi="figure", facecolor="white",
+    fig.savefig(buffer, format="png", dpi=fig.dpi * scale, facecolor="white",
                 pil_kwargs={"compress_level": 1})            # a third faster, about as small
     return buffer.getvalue()

@@ -12,10 +12,14 @@ nbval-ignore-output), so it also shows that
 - the only figures allowed to differ are those of cells tagged `timing` (they plot times
   measured on the machine; their text is still compared);
 - every interactive figure draws the same image in the figure its panel reuses as in a new
-  one, at its defaults and with each control at its ends (PANEL_CHECK).
+  one, at its defaults and with each control at its ends (PANEL_CHECK);
+- and, in the same run, no legend of an interactive figure covers its data or runs past the
+  figure's edge at any of those settings (`plots.legend_overlaps`), and every slider starts
+  where one arrow-key step either way changes the figure (not at an end of its range).
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -40,18 +44,28 @@ REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 # must be identical. A draw that is not a function of its parameters alone (a fresh
 # simulation at every move) is listed as such and not compared.
 PANEL_CHECK = """
-import json as _json, ipywidgets as _w, matplotlib.pyplot as _plt
+import json as _json, math as _math, ipywidgets as _w, matplotlib.pyplot as _plt
 from panpriv_teach import plots as _plots, widgets as _widgets
 
-def _render(panel, values, kept):
+def _render(panel, values, kept, legends_of=None):
     before = set(_plt.get_fignums())
     with _plots.panel_figures(kept) as made:
         panel.draw(**values)
         made = made + [_plt.figure(n) for n in _plt.get_fignums() if n not in before]
     data = _widgets.png(made[0])
+    if legends_of is not None:         # the panel's name: check its legends too
+        _found["legends"] += [f"{legends_of} at {values}: {what}"
+                              for what in _plots.legend_overlaps(made[0])]
     for n in set(_plt.get_fignums()) - before:
         _plt.close(n)
     return data
+
+def _steps(control):    # one arrow-key step below and above the value, within the range
+    if isinstance(control, _w.FloatLogSlider):
+        exponent = _math.log(control.value, control.base)
+        return [control.base ** max(control.min, exponent - control.step),
+                control.base ** min(control.max, exponent + control.step)]
+    return [max(control.min, control.value - control.step), min(control.max, control.value + control.step)]
 
 def _ends(control):
     if isinstance(control, _w.Dropdown):        # options: a dict label -> value, or the values
@@ -60,7 +74,7 @@ def _ends(control):
         return [control.base ** control.min, control.base ** control.max]
     return [control.min, control.max]
 
-_found = {"compared": 0, "impure": [], "differ": []}
+_found = {"compared": 0, "impure": [], "differ": [], "legends": [], "still": []}
 for _name, _panel in list(globals().items()):
     if not (isinstance(_panel, _w.VBox) and hasattr(_panel, "controls")):
         continue
@@ -68,13 +82,24 @@ for _name, _panel in list(globals().items()):
     _grid = [_defaults] + [{**_defaults, k: v} for k, c in _panel.controls.items() for v in _ends(c)]
     _kept = {}
     for _values in _grid:
-        _new = _render(_panel, _values, {})
+        _new = _render(_panel, _values, {}, legends_of=_name)
         if _render(_panel, _values, {}) != _new:
             _found["impure"].append(_name)
             break
         _found["compared"] += 1
         if _render(_panel, _values, _kept) != _new:
             _found["differ"].append(f"{_name} at {_values}")
+    if _name in _found["impure"]:
+        continue
+    _default = _render(_panel, _defaults, {})
+    for _key, _control in _panel.controls.items():   # a step each way from the default redraws
+        if isinstance(_control, _w.Dropdown):
+            continue
+        for _arrow, _value in zip(("left", "right"), _steps(_control)):
+            if _render(_panel, {**_defaults, _key: _value}, {}) == _default:
+                _found["still"].append(f"{_name}: one step {_arrow} of slider '{_control.description}' "
+                                       f"(from {_control.value} in [{_control.min}, {_control.max}]) "
+                                       "leaves the figure as it is")
 print("PANEL-CHECK " + _json.dumps(_found))
 """
 
@@ -142,14 +167,23 @@ def without_images(outputs: str) -> str:
                        for o in json.loads(outputs)], sort_keys=True)
 
 
+@functools.lru_cache(maxsize=None)        # one run serves both tests of a notebook
+def checked_run(path: Path) -> tuple[nbformat.NotebookNode, dict | None]:
+    """A fresh run of `path` (without the PANEL_CHECK cell) and PANEL_CHECK's report, None
+    for a notebook without parameter panels."""
+    if "parameter_panel(" not in path.read_text(encoding="utf-8"):
+        return fresh_run(path), None
+    checked = fresh_run(path, PANEL_CHECK)
+    report = checked.cells.pop()
+    [line] = [line for out in report.outputs if out.output_type == "stream"
+              for line in out.text.splitlines() if line.startswith("PANEL-CHECK ")]
+    return checked, json.loads(line[len("PANEL-CHECK "):])
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_two_fresh_runs_give_the_same_outputs(path):
-    checked = fresh_run(path, PANEL_CHECK if "parameter_panel(" in path.read_text(encoding="utf-8") else None)
-    if len(checked.cells) > len(nbformat.read(path, as_version=4).cells):
-        report = checked.cells.pop()
-        [line] = [line for out in report.outputs if out.output_type == "stream"
-                  for line in out.text.splitlines() if line.startswith("PANEL-CHECK ")]
-        found = json.loads(line[len("PANEL-CHECK "):])
+    checked, found = checked_run(path)
+    if found is not None:
         assert found["compared"] > 0 and not found["differ"], \
             f"{path.name}: a panel's reused figure differs from a new one: {found}"
     (cells_a, state_a), (cells_b, state_b) = canonical(checked), canonical(fresh_run(path))
@@ -164,3 +198,21 @@ def test_two_fresh_runs_give_the_same_outputs(path):
             a, b = without_images(a), without_images(b)
         assert a == b, f"{where}: two fresh runs differ (beyond widget model ids)"
     assert state_a == state_b, f"{path.name}: the widget state (slider values, panel figures) differs between two runs"
+
+
+PANEL_NOTEBOOKS = [p for p in NOTEBOOKS if "parameter_panel(" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("path", PANEL_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_panel_legends_stay_off_the_data_at_defaults_and_every_end(path):
+    _, found = checked_run(path)
+    assert found["compared"] > 0 and not found["legends"], \
+        f"{path.name}: legends of interactive figures that cover data:\n  " + "\n  ".join(found["legends"])
+
+
+@pytest.mark.parametrize("path", PANEL_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_slider_starts_where_a_step_either_way_redraws(path):
+    _, found = checked_run(path)
+    assert found["compared"] > 0 and not found["still"], \
+        f"{path.name}: sliders whose first step one way changes nothing (at an end of their " \
+        f"range, or in a flat stretch):\n  " + "\n  ".join(found["still"])

@@ -1,6 +1,8 @@
 """The house style and the widget panel: a panel draws once with its defaults (the static
 view) and redraws with the new values whenever a control moves."""
 import io
+import json
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -122,12 +124,18 @@ def test_panel_is_displayed_with_its_default_figure_as_png_and_alt_text(monkeypa
     panel = widgets.parameter_panel(draw, epsilon=widgets.float_slider("ε", 1.0, 0.1, 3.0, 0.1))
     [(value_when_displayed, (data, metadata))] = shown
     assert value_when_displayed.startswith(PNG_SIGNATURE)
-    assert data["image/png"] == value_when_displayed
-    assert metadata == {"image/png": {"alt": "Loss at ε = 1.0"}}
+    shown_size = plt.imread(io.BytesIO(value_when_displayed)).shape[:2]       # what the widget shows
+    still = plt.imread(io.BytesIO(data["image/png"])).shape[:2]             # the default, for slides
+    assert still == (2 * shown_size[0], 2 * shown_size[1])
+    assert metadata == {"image/png": {"alt": "Loss at ε = 1.0", "width": shown_size[1],
+                                      "height": shown_size[0], "text_px": 13.1}}
     assert data["text/plain"].startswith("Interactive figure: Loss at ε = 1.0")
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.model_id
     panel.controls["epsilon"].value = 2.0
     assert panel.alt == "Loss at ε = 2.0"
+    data, metadata = panel._repr_mimebundle_()          # displayed again: what it shows now
+    assert data["image/png"] == bytes(panel.image.value) and metadata["image/png"]["alt"] == panel.alt
+    assert panel.image.layout.align_self == "flex-start"    # its own size, not stretched
 
 
 def test_a_failing_draw_still_shows_the_panel_with_its_error(monkeypatch):
@@ -169,19 +177,125 @@ def test_house_style_never_tells_series_apart_by_colour_alone():
     plt.close(fig)
 
 
-def test_setup_gives_inline_figures_their_alt_text():
+def test_setup_gives_inline_figures_sharp_pixels_alt_text_and_text_size():
+    import base64
+
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.core.pylabtools import select_figure_formats
 
     shell = InteractiveShell.instance()
     try:
-        select_figure_formats(shell, {"png"})   # what `%matplotlib inline` registers
+        select_figure_formats(shell, {"png"}, bbox_inches="tight")   # what `%matplotlib inline` does
         plots.setup()
-        plots.setup()                           # twice: still one alt text, not nested
+        plots.setup()                           # twice: still one wrapper, not nested
         fig, ax = plots.figure()
+        ax.plot([0, 1], [0, 1], label="a line")
         plots.finish(ax, "A histogram")
         data, metadata = shell.display_formatter.format(fig)
-        assert "image/png" in data and metadata["image/png"] == {"alt": "A histogram"}
+        facts = metadata["image/png"]
+        pixels = plt.imread(io.BytesIO(base64.b64decode(data["image/png"])))
+        assert pixels.shape[:2] == (2 * facts["height"], 2 * facts["width"])   # shown at half
+        assert {k: facts[k] for k in ("alt", "text_px")} == {"alt": "A histogram", "text_px": 13.1}
+        assert "legend_covers" not in facts                     # outside the axes by default
+        place = ax.get_legend()
+        place.remove()
+        ax.axhline(0.95, label="high")
+        plots.place_legend(ax, "upper left")
+        _, metadata = shell.display_formatter.format(fig)
+        assert metadata["image/png"]["legend_covers"] == [
+            "the legend of axes 'A histogram' covers line 'high'"]
         plt.close(fig)
     finally:
         InteractiveShell.clear_instance()
+
+
+def _covers(fig):
+    return [what.split(" covers ")[1] if " covers " in what else what
+            for what in plots.legend_overlaps(fig)]
+
+
+def test_legend_overlaps_names_every_kind_of_data_under_a_legend():
+    x = np.linspace(0, 1, 50)
+    fig, axes = plots.figure(ncols=3)
+    axes[0].plot(x, x, label="rising")
+    axes[0].plot(x, 1 - x, label="falling")
+    axes[0].plot([0.9], [0.95], "o", label="a point")
+    axes[0].axhspan(0.4, 0.6, color="grey", alpha=0.2, label="band")   # background, not data
+    plots.finish(axes[0], "lines", legend_loc="upper left")
+    assert _covers(fig) == ["line 'falling'"]
+    axes[0].get_legend().set_loc("upper right")
+    assert _covers(fig) == ["line 'rising'", "line 'a point'"]
+    axes[0].get_legend().set_loc("center")
+    assert _covers(fig) == ["line 'rising'", "line 'falling'"]
+    axes[1].bar([0, 1, 2], [3, 1, 3], label="counts")
+    axes[1].scatter([2.3], [0.3], label="dots")
+    plots.finish(axes[1], "bars", legend_loc="upper right")
+    assert _covers(fig)[-1:] == ["bar 'counts'"]
+    axes[1].get_legend().set_loc("lower right")
+    assert "set of markers 'dots'" in _covers(fig)
+    axes[2].fill_between(x, 0, 1 - x, label="area")
+    axes[2].text(0.9, 0.9, "note")
+    plots.finish(axes[2], "areas", legend_loc="lower left")
+    assert _covers(fig)[-1:] == ["filled area 'area'"]
+    axes[2].get_legend().set_loc("upper right")
+    assert _covers(fig)[-1:] == ["text 'note'"]
+    for ax in axes:
+        plots.place_legend(ax)                  # outside, right of each axes
+    plt.close(fig)
+
+
+def test_outside_legends_cover_nothing_and_fit_the_figure_in_notebooks_and_panels():
+    x = np.linspace(0, 1, 50)
+
+    def draw(ncols, label):
+        fig, axes = plots.figure(ncols=ncols)
+        for ax in np.atleast_1d(axes):
+            ax.plot(x, x, label=label)
+            ax.plot(x, 1 - x, label="the other line")
+            plots.finish(ax, "two lines", "x", "y")
+        return fig
+
+    for ncols in (1, 2):
+        fig = draw(ncols, "a line with a long label")
+        assert plots.legend_overlaps(fig) == []               # constrained layout makes room
+        plt.close(fig)
+    kept: dict = {}
+    for label in ("a line with a longer label", "short", ""):
+        with plots.panel_figures(kept) as made:
+            draw(2, label)
+        again = draw(2, label)
+        with plots.panel_figures({}) as fresh:
+            draw(2, label)
+        assert plots.legend_overlaps(made[0]) == [], label   # no legend past the edge
+        assert widgets.png(made[0]) == widgets.png(fresh[0]), label
+        plt.close(again)
+    fig, ax = plots.figure()
+    ax.plot(x, x, label="far")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.5, 1))
+    assert plots.legend_overlaps(fig) == ["the legend of axes 1 runs past the figure's edge"]
+    assert plots.legend_overlaps(fig, figure_edges=False) == []
+    plt.close(fig)
+
+
+LECTURES = sorted(Path(__file__).resolve().parents[1].glob("lectures/*.ipynb"))
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=lambda p: p.stem)
+def test_every_stored_lecture_figure_keeps_its_legends_off_the_data(path):
+    """Each figure a lecture stores (inline, or an interactive figure's default picture) was
+    drawn under the house style (`plots.setup` records its text size and, when a legend covers
+    data, what it covers) and no legend of it covers data. A lecture executed before the house
+    style recorded this fails here until it is executed again."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    problems = []
+    for number, cell in enumerate(nb["cells"], 1):
+        for output in cell.get("outputs", []):
+            if "image/png" not in output.get("data", {}):
+                continue
+            facts = output.get("metadata", {}).get("image/png", {})
+            if "text_px" not in facts:
+                problems.append(f"cell {number}: a figure without the house style's facts (drawn "
+                                "before `plots.setup()`, or not executed since the house style "
+                                "records them)")
+            problems += [f"cell {number}: {what}" for what in facts.get("legend_covers", [])]
+    assert not problems, f"{path.name}:\n  " + "\n  ".join(problems)

@@ -20,6 +20,20 @@ from panpriv_teach.plots import alt_text, figure_facts, panel_figures
 _LAYOUT = {"width": "340px"}
 _STYLE = {"description_width": "110px"}
 
+# A panel whose kernel is gone (restarted or shut down, or a notebook reopened with its
+# stored widgets) still shows its controls, and they still move their readouts, but nothing
+# redraws the figure. ipywidgets marks the view of every widget whose model has no live
+# kernel connection with the class `jupyter-widgets-disconnected`; this rule shows the
+# notice only then (the <style> element applies to the page wherever it sits).
+DEAD_NOTICE = "Run this cell to make the figure live"
+_NOTICE_HTML = (
+    "<style>.panpriv-dead-notice{display:none!important}"
+    ".panpriv-dead-notice.jupyter-widgets-disconnected{display:block!important;height:auto;"
+    "margin:4px 0;padding:6px 10px;border-left:4px solid #C44E52;background:#FBEAEA;"
+    "color:#1a1a1a;font-size:14px;line-height:1.4}</style>"
+    f"<b>{DEAD_NOTICE}.</b> Its kernel is gone (restarted, shut down, or the notebook was "
+    "reopened): the controls move, the figure does not.")
+
 
 def float_slider(description: str, value: float, min: float, max: float, step: float,
                  readout_format: str = ".2f") -> w.FloatSlider:
@@ -50,7 +64,8 @@ def choice(description: str, options, value=None) -> w.Dropdown:
 
 
 class Panel(w.VBox):
-    """An interactive figure: rows of controls, the figure (an Image widget), its messages.
+    """An interactive figure: rows of controls, the figure (an Image widget), its messages, and
+    a notice, shown only when the panel's kernel is gone, that says to run the cell again.
 
     Displayed, it offers the figure it shows as `image/png` beside the widget view, and a
     one-line `text/plain`. The PNG of the default figure has twice its pixels, with the
@@ -63,8 +78,9 @@ class Panel(w.VBox):
 
     def __init__(self, draw, controls: dict, image: w.Image, messages: w.Output):
         rows = [w.HBox(list(controls.values())[i:i + 2]) for i in range(0, len(controls), 2)]
-        super().__init__([*rows, image, messages])
-        self.draw, self.controls, self.image = draw, controls, image
+        self.notice = w.HTML(_NOTICE_HTML, _dom_classes=["panpriv-dead-notice"])
+        super().__init__([self.notice, *rows, image, messages])
+        self.draw, self.controls, self.image, self.messages = draw, controls, image, messages
         self.alt = "interactive figure"     # the figure's titles, set by each redraw
         self.still = None                   # (PNG at 2x, metadata) of the default figure
 

@@ -28,7 +28,8 @@ def test_panel_draws_the_default_view_then_redraws_on_every_change():
     n = widgets.int_slider("n", 10, 1, 100)
     open_before = plt.get_fignums()
     panel = widgets.parameter_panel(draw, epsilon=epsilon, n=n)
-    row, image, messages = panel.children  # one row of two controls, the figure, its messages
+    notice, row, image, messages = panel.children  # one row of two controls, figure, messages
+    assert notice is panel.notice and image is panel.image and messages is panel.messages
     assert calls == [(1.0, 10)]
     first = bytes(image.value)
     assert first.startswith(PNG_SIGNATURE)
@@ -45,12 +46,12 @@ def test_panel_renders_the_figure_at_its_own_size_on_white():
         plots.figure(width=width, height=2.0)
 
     panel = widgets.parameter_panel(draw, width=widgets.float_slider("width", 4.0, 2.0, 8.0, 1.0))
-    image = panel.children[1]
+    image = panel.image
     dpi = matplotlib.rcParams["figure.dpi"]
     pixels = plt.imread(io.BytesIO(image.value))
     assert pixels.shape[:2] == (round(2.0 * dpi), round(4.0 * dpi))
     assert np.all(pixels[0, 0, :3] == 1.0) and pixels[0, 0, 3] == 1.0  # opaque white corner
-    panel.children[0].children[0].value = 6.0
+    panel.controls["width"].value = 6.0
     assert plt.imread(io.BytesIO(image.value)).shape[1] == round(6.0 * dpi)
 
 
@@ -65,6 +66,19 @@ def test_panel_says_when_draw_does_not_leave_exactly_one_figure(figures):
                                          rf"matplotlib figure and leave it open, it made {figures}"):
         widgets.parameter_panel(draw, n=widgets.int_slider("n", 1, 0, 2))
     assert plt.get_fignums() == open_before
+
+
+def test_the_notice_to_run_the_cell_shows_only_when_the_kernel_is_gone():
+    # ipywidgets puts the class jupyter-widgets-disconnected on the view of a model without a
+    # live kernel connection; the panel's notice is hidden but under that class (the browser
+    # test restarts a kernel and sees it)
+    panel = widgets.parameter_panel(lambda n: plots.figure(), n=widgets.int_slider("n", 1, 0, 2))
+    assert panel.notice._dom_classes == ("panpriv-dead-notice",)
+    style = panel.notice.value.split("</style>")[0]
+    assert ".panpriv-dead-notice{display:none!important}" in style
+    assert ".panpriv-dead-notice.jupyter-widgets-disconnected{display:block!important" in style
+    assert widgets.DEAD_NOTICE in panel.notice.value.split("</style>")[1]
+    plt.close("all")
 
 
 def test_controls_redraw_on_release_not_while_dragging():
@@ -100,7 +114,7 @@ def test_what_draw_prints_shows_below_the_figure_until_the_next_redraw():
             print("a warning for n = 1", file=sys.stderr)   # where a kernel shows warnings
 
     panel = widgets.parameter_panel(draw, n=widgets.int_slider("n", 1, 0, 2))
-    messages = panel.children[2]
+    messages = panel.messages
     shown = {out["name"]: out["text"] for out in messages.outputs}
     assert shown["stdout"] == "n is one\n" and "a warning for n = 1" in shown["stderr"]
     panel.controls["n"].value = 2

@@ -16,7 +16,7 @@ import pytest
 from panpriv_teach.exercises import harness
 from panpriv_teach.exercises.harness import (
     FAIL_MARK, PASS_MARK, ExerciseFailed, ExerciseNotAttempted, ProgressIncomplete, _TimeLimit,
-    as_array, as_real, call, describe_call, exercise, exercises_of, expect_uses_rng, summary_of,
+    as_array, as_real, call, describe_call, exercise, exercises_of, expect_reproducible, summary_of,
     time_limit)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -324,7 +324,7 @@ def test_exercises_of_lists_checkers_in_numeric_order():
     assert found["1.10"].title == "title 1.10"
 
 
-# ---------------------------------------------------------------- repeat, expect_uses_rng
+# ---------------------------------------------------------------- repeat, expect_reproducible
 
 def test_call_repeat_returns_a_list_and_says_how_many_calls_timed_out():
     counter = iter(range(10))
@@ -336,21 +336,51 @@ def test_call_repeat_returns_a_list_and_says_how_many_calls_timed_out():
         call(nap, repeat=50, seconds=0.2)
 
 
-def test_expect_uses_rng_accepts_an_answer_that_draws_from_rng():
-    expect_uses_rng(lambda n, rng: rng.normal(size=n), 3, convert=lambda a: as_array(a, "x"))
+@pytest.mark.parametrize("answer", [
+    lambda n, rng: rng.normal(size=n),
+    lambda n, rng: np.zeros(n),                      # deterministic: for the law test to judge
+    lambda n, rng: np.full(n, rng.integers(2)),      # two random seeds may give the same answer
+])
+def test_expect_reproducible_accepts_answers_that_depend_on_rng_alone(answer):
+    expect_reproducible(answer, 3, convert=lambda a: as_array(a, "x"))
+
+
+def test_expect_reproducible_gives_each_call_its_own_copies_of_the_arrays():
+    def overwrite(x, rng):
+        x[:] = x + rng.random(len(x))
+        return x
+    expect_reproducible(overwrite, np.zeros(3), convert=lambda a: as_array(a, "x"))
 
 
 @pytest.mark.parametrize("answer, words", [
-    (lambda n, rng: np.random.normal(size=n), ["same seeded rng gave different answers",
+    (lambda n, rng: np.random.normal(size=n), ["identically seeded rngs gave different answers",
                                                "np.random"]),
-    (lambda n, rng: np.zeros(n), ["different rng seeds gave the same answer"]),
     (lambda n, rng: None, ["x is None"]),
 ])
-def test_expect_uses_rng_diagnoses(answer, words):
+def test_expect_reproducible_diagnoses(answer, words):
     with pytest.raises(ExerciseFailed) as info:
-        expect_uses_rng(answer, 3, convert=lambda a: as_array(a, "x"))
+        expect_reproducible(answer, 3, convert=lambda a: as_array(a, "x"))
     for word in words:
         assert word in str(info.value)
+
+
+def test_an_error_inside_numpy_names_numpy_and_the_students_line():
+    def answer(rng):
+        p = np.array([np.nan, 1.0])
+        return rng.choice(2, p=p)
+    with pytest.raises(ExerciseFailed) as info:
+        call(answer, rng=np.random.default_rng(0))
+    assert "(inside numpy, called from line" in str(info.value)
+    assert "return rng.choice(2, p=p)" in str(info.value) and ".pyx" not in str(info.value)
+
+
+def test_objects_without_a_repr_are_shown_by_name():
+    class _Oracle:
+        pass
+
+    def count():
+        pass
+    assert describe_call("f", (_Oracle(), count), {}) == "f(<Oracle>, count)"
 
 
 # ---------------------------------------------------------------- summary

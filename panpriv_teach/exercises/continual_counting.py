@@ -14,7 +14,7 @@ import numpy as np
 from panpriv_teach.counters import (CascadingBuffersCounter, decomposition_sizes,
                                     dyadic_intervals as _dyadic_intervals, tree_levels)
 from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_reproducible, exercise
 from panpriv_teach.streams import sparse_bit_stream
 
 
@@ -30,7 +30,7 @@ def exercise_4_1(simple_counter):
     stream = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0] * 4)
     T, epsilon, runs = len(stream), 0.5, 5_000
     truth = np.cumsum(stream)
-    expect_uses_rng(simple_counter, stream, epsilon, convert=lambda a: _releases(a, T))
+    expect_reproducible(simple_counter, stream, epsilon, convert=lambda a: _releases(a, T))
     rng = np.random.default_rng(401)
     releases = np.array([_releases(a, T) for a in
                          call(simple_counter, stream, epsilon, rng=rng, repeat=runs)])

@@ -13,7 +13,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_reproducible, exercise
 
 
 def _loss(epsilon):
@@ -124,7 +124,7 @@ def exercise_3_3(update_table):
                              "(not pan-private) table an intruder reads like a list. Draw b_x from D1.")
     if np.all(np.abs(ones - p1) <= tol):
         big = np.arange(0, 600, 3)                     # 200 fresh draws: no coincidences
-        expect_uses_rng(update_table, big, np.zeros(200, int), big.copy(), eps,
+        expect_reproducible(update_table, big, np.zeros(200, int), big.copy(), eps,
                         convert=lambda t: as_numpy_array(t, "the returned table", shape=big.shape))
         return "b_x ~ D1 after any number of arrivals, untouched otherwise."
     if np.all(np.abs(ones - 0.5) <= tol):
@@ -187,7 +187,7 @@ def exercise_3_4(release):
                                  "4(θ - 1/2)/ε is 4/(εm), and ε-DP needs that divided by ε.")
         raise ExerciseFailed(f"with m = {m} and ε = {eps:g} your noise has scale ≈ {spread:.4g}; "
                              "it should be the sensitivity of the released value divided by ε.")
-    expect_uses_rng(release, configs[0][0], 0.5, convert=lambda v: as_real(v, "the release"))
+    expect_reproducible(release, configs[0][0], 0.5, convert=lambda v: as_real(v, "the release"))
     return "unbiased, noise Lap(4/(ε²m)) = Lap(1/(εm)) on θ, scaled by 4/ε."
 
 

@@ -1,8 +1,10 @@
 """Checkers for module 01, DP basics (Dwork 2011; Dwork 2010, §2; Mironov 2012 for the
 floating-point attack).
 
-Each checker is seeded and statistical where the answer is random; the tolerances are at
-least 6 standard errors, so a correct answer fails with probability below 1e-6.
+Random answers are checked by their law (`_laws`): the noise of 1.3-1.5 against the
+Laplace law, the choices of 1.6 against the exponential mechanism's probabilities, on a few
+thousand seeded draws each, with a false-failure probability below `_laws.ALPHA` = 1e-7 per
+exercise (its tests share it). Deterministic answers are compared exactly.
 """
 from __future__ import annotations
 
@@ -10,10 +12,10 @@ import numbers
 
 import numpy as np
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
-
-SAMPLES = 20_000  # draws per statistical check: scale estimates within 0.7 % (1 s.e.)
+from panpriv_teach.exercises import _laws
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, as_reals, fresh_rng,
+                                              looked_up, seeded)
+from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
 
 
 # ---------------------------------------------------------------- 1.1 differencing attack
@@ -25,39 +27,62 @@ class _LargeQueriesOnly:
         self.bits = bits
         self.queries = 0
 
+    def __repr__(self):
+        return "count"
+
     def __call__(self, mask):
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != self.bits.shape:
-            raise ValueError(f"the query mask must have shape {self.bits.shape}, got {mask.shape}")
+        n = len(self.bits)
+        mask = np.asarray(mask)
+        if mask.shape != (n,) or mask.dtype.kind not in "bui":
+            raise ValueError(f"count(mask) takes a boolean mask with one entry per row (length "
+                             f"{n}); got {mask.dtype} values of shape {mask.shape}")
+        mask = mask.astype(bool)
         self.queries += 1
-        if mask.sum() < len(self.bits) / 2:
-            raise PermissionError("query refused: it selects fewer than half of the rows")
+        if mask.sum() < n / 2:
+            raise PermissionError(f"query refused: it selects {mask.sum()} of the {n} rows, and "
+                                  "this database answers only queries about at least half of them")
         return int(self.bits[mask].sum())
+
+
+def _bit(value, where):
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return as_real(value, where)
 
 
 @exercise("1.1", "The differencing attack",
           solved_by=("panpriv_teach.attacks.differencing_attack",))
 def exercise_1_1(reveal):
-    rng = np.random.default_rng(101)
+    rng = seeded(101)
+    cases = []
     for trial in range(20):
         n = int(rng.integers(10, 200))
         bits = rng.integers(0, 2, n)
-        target = int(rng.integers(0, n))
+        target = int(rng.integers(1, n - 1))
         count = _LargeQueriesOnly(bits)
-        guess = call(reveal, count, n, target)
+        guess = _bit(call(reveal, count, n, target), f"reveal(count, {n}, {target})")
         if count.queries == 0:
-            raise ExerciseFailed("your function never asked the database anything: call "
-                                 "count(mask) with boolean masks of length n.")
-        guess = as_real(guess, f"reveal(count, {n}, {target})")
-        if guess == -bits[target] and bits[target]:
-            raise ExerciseFailed("you get minus the target's bit: subtract the other way round.")
-        if guess > 1:
-            raise ExerciseFailed(f"reveal returned {guess:g}, a count of many rows, not one bit: "
-                                 "take the difference of two counts.")
-        if guess != bits[target]:
-            raise ExerciseFailed(f"on a database of {n} rows, the bit of row {target} is not "
-                                 f"{guess:g}. Compare everyone with everyone except the target.")
-    return "two large queries give away one person's bit — no small query was needed."
+            raise ExerciseFailed("your function never asked the database anything: its answer is "
+                                 "a guess, not an attack. The attack learns the bit from the "
+                                 "database's answers.")
+        cases.append((n, bits, target, guess))
+    wrong = [(n, bits, t, g) for n, bits, t, g in cases if g != bits[t]]
+    if not wrong:
+        return "two large queries give away one person's bit — no small query was needed."
+    n, bits, target, guess = wrong[0]
+    if all(g == -bits[t] for _, bits, t, g in cases):
+        raise ExerciseFailed("you get minus the target's bit: your two counts are subtracted the "
+                             "other way round.")
+    if abs(guess) > 1:
+        raise ExerciseFailed(f"reveal(count, {n}, {target}) returned {guess:g}, a count of many rows, "
+                             "not one person's bit: a single large count hides the individual.")
+    for step, side in ((1, "after"), (-1, "before")):
+        if all(g == bits[t + step] for _, bits, t, g in cases):
+            raise ExerciseFailed(f"you found the bit of the row {side} the target: rows are "
+                                 "numbered from 0, and `target` is the position of the row in "
+                                 "the mask.")
+    raise ExerciseFailed(f"on a database of {n} rows, row {target}'s bit is not {guess:g}: the two "
+                         "counts you compare must differ by exactly that one row.")
 
 
 # ---------------------------------------------------------------- 1.2 sensitivities
@@ -75,23 +100,33 @@ def _sensitivity_hint(key, got, max_age, k):
     bands = max_age // 10 + 1
     if key == "sum_of_ages":
         if got == 100 and max_age != 100:
-            return ("with ages up to {max_age} the sum can move by more (or less) than 100: the "
-                    "answer depends on max_age").format(max_age=max_age)
-        return f"one row's age can be anything from 0 to {max_age}: how much can the sum move?"
+            return (f"with ages up to {max_age} the sum can move by more (or less) than 100: the "
+                    "answer depends on max_age")
+        if got == max_age + 1:
+            return (f"you counted the {max_age + 1} possible ages; the sum moves by the AGE of the "
+                    "one row added or removed")
+        return f"one row's age can be anything from 0 to {max_age}: how far can the sum move"
     if key == "histogram":
         if got == bands:
             return (f"you counted the {bands} bands, but one row falls in exactly ONE band, so "
                     "only one cell changes")
+        if got == 2:
+            return ("2 is the sensitivity when a row is CHANGED (it leaves one band and joins "
+                    "another); here neighbours add or remove a row, so only one cell changes")
         return "one row falls in exactly ONE band, so only one cell changes"
     if key == "bit_counts":
         if got == 1:
             return (f"one row can have all {k} bits set, and then all {k} counts move: measure "
                     "the change with the L1 norm (the sum of the absolute changes)")
+        if abs(got - k ** 0.5) < 1e-9:
+            return ("you measured the change with the L2 norm; the Laplace mechanism is "
+                    "calibrated to the L1 norm (the sum of the absolute changes)")
         if got == 2 and k != 2:
             return f"with k = {k} bits there are {k} counts, and one row can move all of them"
-        return f"one row can have all {k} bits set: how much do the {k} counts move together?"
+        return f"one row can have all {k} bits set: how much do the {k} counts move together"
     if key == "and_count":
-        return "rows with all bits 1 are counted once each: it is a single count"
+        return ("rows with all bits 1 are counted once each: it is a single count, whatever k "
+                "is")
     return "adding or removing one row changes a count by at most one"
 
 
@@ -109,8 +144,10 @@ def exercise_1_2(sensitivities):
         got = {key: as_real(answer[key], f"{where}['{key}']") for key in right}
         wrong = [key for key in right if got[key] != right[key]]
         if wrong:
-            raise ExerciseFailed(f"{where} is not right yet: " + "; ".join(
-                f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}" for key in wrong) + ".")
+            raise ExerciseFailed(f"{where} is not right yet. " + " ".join(
+                f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}." for key in wrong)
+                + " A wrong sensitivity calibrates the noise wrongly: too small loses privacy, "
+                  "too large loses accuracy.")
     max_age, k = (int(v) for v in fresh_rng().integers((200, 2), (1000, 50)))   # not a fixed case
     answer = call(sensitivities, max_age, k)
     if not isinstance(answer, dict) or any(
@@ -121,186 +158,315 @@ def exercise_1_2(sensitivities):
 
 
 # ---------------------------------------------------------------- 1.3 Laplace mechanism
-_WRONG_SCALES = {  # formula for the scale → what the student probably did
-    "1/ε": (lambda d, e: 1 / e, "your noise ignores the sensitivity: the scale is Δ/ε"),
-    "Δ": (lambda d, e: d, "your noise ignores ε: the scale is Δ/ε"),
-    "ε/Δ": (lambda d, e: e / d, "your scale is upside down (ε/Δ): it should grow as ε shrinks"),
-    "Δε": (lambda d, e: d * e, "you multiplied by ε: smaller ε must mean MORE noise"),
-    "Δ/ε/√2": (lambda d, e: d / e / np.sqrt(2), "your noise has standard deviation Δ/ε; "
-               "the Laplace SCALE s is Δ/ε, and its standard deviation is √2·s"),
-    "2Δ/ε": (lambda d, e: 2 * d / e, "your noise is twice too wide: the scale is Δ/ε"),
-}
+_LAPLACE_CASES = ((100.0, 2.0, 0.5), (-3.5, 1.0, 2.0), (0.0, 3.0, 1.0))   # (true, Δ, ε)
+_DRAWS = 4_000   # per case: mean|noise| within ±10 % w.p. 1 - 1e-9, bands to ±2.5 %
+
+_WRONG_SCALES = (  # (the scale a slip gives, as a function of (Δ, ε), what the slip is)
+    (lambda d, e: 1 / e, "your noise ignores the sensitivity Δ: for Δ > 1 it is too little "
+     "noise, and the query is not ε-DP"),
+    (lambda d, e: d, "your noise ignores ε: its scale must grow as ε shrinks, or a small ε "
+     "promises privacy the noise does not give"),
+    (lambda d, e: e / d, "your scale is upside down (ε/Δ): smaller ε gives LESS noise, and "
+     "the privacy promise is broken"),
+    (lambda d, e: d * e, "you multiplied Δ by ε: smaller ε gives LESS noise, and the privacy "
+     "promise is broken"),
+    (lambda d, e: d / e / np.sqrt(2), "your noise has STANDARD DEVIATION Δ/ε, but Lap(s)'s "
+     "parameter s is its scale (its standard deviation is √2·s): too little noise for ε-DP"),
+    (lambda d, e: np.sqrt(2) * d / e, "your noise has √2 times the Laplace scale (a standard "
+     "deviation used as the scale): more noise than ε-DP needs"),
+    (lambda d, e: 2 * d / e, "your noise is twice as wide as Lap(Δ/ε) needs: accuracy lost"),
+    (lambda d, e: d / (2 * e), "your noise is half as wide as Lap(Δ/ε) needs: only 2ε-DP"),
+    (lambda d, e: d / e ** 2, "your scale is Δ/ε²: the noise does not match ε"),
+)
 
 
-def _output(value):
-    return as_real(value, "the output")
+def _case(true, sensitivity, epsilon) -> str:
+    return f"(case: true answer {true:g}, Δ = {sensitivity:g}, ε = {epsilon:g})"
 
 
-def _laplace_scale(mechanism, true, sensitivity, epsilon, rng):
-    outputs = np.array([_output(v) for v in
-                        call(mechanism, true, sensitivity, epsilon, rng=rng, repeat=SAMPLES)])
-    noise = outputs - true
-    scale = np.abs(noise).mean()  # E|Lap(b)| = b, with s.e. b/√n
-    if abs(noise.mean()) > 6 * np.sqrt(2) * scale / np.sqrt(SAMPLES):
-        raise ExerciseFailed(f"with true answer {true:g} your outputs average "
-                             f"{outputs.mean():.3f}: the noise must have mean zero "
-                             "(add it to the true answer, do not replace the answer).")
-    return noise, scale
+def _scale_slip(ratios, cases, slips) -> str | None:
+    """The slip whose scale explains every case's measured scale ratio (within 10 %)."""
+    for scale, words in slips:
+        if all(abs(r * d / e / scale(d, e) - 1) < 0.1 for r, (_, d, e) in zip(ratios, cases)):
+            return words
+    return None
 
 
 @exercise("1.3", "The Laplace mechanism",
           solved_by=("panpriv_teach.mechanisms.laplace_mechanism",
                      "panpriv_teach.mechanisms.laplace_mechanism_unsafe"))
 def exercise_1_3(laplace_mechanism):
-    expect_uses_rng(laplace_mechanism, 100.0, 1.0, 0.5, convert=_output)
-    rng = np.random.default_rng(103)
-    configs = [(2.0, 0.5), (1.0, 2.0)]
-    measured = [_laplace_scale(laplace_mechanism, 100.0, d, e, rng) for d, e in configs]
-    for (d, e), (noise, scale) in zip(configs, measured):
-        shape = noise.std() / scale  # √2 for Laplace, √(π/2) ≈ 1.25 for Gaussian noise
-        if abs(shape - np.sqrt(2)) > 0.04:
-            raise ExerciseFailed(f"your noise does not have the Laplace shape (std / mean|noise| "
-                                 f"= {shape:.3f}; Laplace gives 1.414, Gaussian 1.253): use rng.laplace.")
-        if abs(scale / (d / e) - 1) > 0.05:
-            for formula, hint in _WRONG_SCALES.values():
-                if all(abs(s / formula(dd, ee) - 1) < 0.05 for (dd, ee), (_, s) in zip(configs, measured)):
-                    raise ExerciseFailed(hint + ".")
-            raise ExerciseFailed(f"with sensitivity {d:g} and ε = {e:g} your noise has mean "
-                                 f"absolute value {scale:.3f}; for the Laplace mechanism it is Δ/ε.")
-    return "unbiased, scale Δ/ε, Laplace-shaped, and reproducible from rng."
+    expect_reproducible(laplace_mechanism, 100.0, 1.0, 0.5,
+                        convert=lambda v: as_real(v, "the output"))
+    rng = seeded(103)
+    misfits, ratios = [], []
+    for true, d, e in _LAPLACE_CASES:
+        out = as_reals(call(laplace_mechanism, true, d, e, rng=rng, repeat=_DRAWS), "the output")
+        misfit = _laws.laplace_misfit(out - true, d / e, _laws.ALPHA / len(_LAPLACE_CASES))
+        if misfit and true != 0 and _laws.laplace_misfit(out, d / e, _laws.ALPHA) is None:
+            raise ExerciseFailed(f"your outputs are centred on 0, not on the true answer: you "
+                                 f"return the noise alone, which says nothing about the data "
+                                 f"(accuracy lost). {_case(true, d, e)}")
+        misfits.append(misfit)
+        ratios.append(float(np.mean(np.abs(out - true))) / (d / e))
+    if not any(misfits):
+        return "releases true answer + Lap(Δ/ε): the law of the Laplace mechanism."
+    if all(m is None or m.kind == "scale" for m in misfits):
+        slip = _scale_slip(ratios, _LAPLACE_CASES, _WRONG_SCALES)
+        if slip:
+            raise ExerciseFailed(slip + ".")
+    i = next(i for i, m in enumerate(misfits) if m)
+    raise ExerciseFailed(_laws.describe_misfit(misfits[i], "the true answer", "Δ/ε") + " "
+                         + _case(*_LAPLACE_CASES[i]))
 
 
 # ---------------------------------------------------------------- 1.4 histogram
+def _histogram_cases():
+    """(values, bin edges, ε): incomes in the bins of Dwork 2011 (the top bins empty, some
+    nearly so), and small numbers in unit bins with empty bins between full ones."""
+    rng = seeded(104)
+    incomes = np.minimum(rng.lognormal(np.log(60_000), 0.5, 300), 599_999)
+    income_edges = np.append(np.arange(0, 550_001, 50_000), 600_000.0)
+    small = np.concatenate([rng.uniform(0, 1, 9), rng.uniform(2, 3, 3), rng.uniform(4, 5, 1),
+                            rng.uniform(7, 8, 20)])
+    return [(incomes, income_edges, 0.5), (small, np.arange(0.0, 11.0), 2.0)]
+
+
+_HISTOGRAM_RUNS = 500
+
+_WRONG_HISTOGRAM_SCALES = (  # (scale as a function of (bins, ε), the slip)
+    (lambda k, e: k / e, "you paid for each bin as a separate counting query (scale "
+     "bins/ε), but the histogram as a whole has sensitivity 1: one value changes one cell. "
+     "The noise is far larger than needed (accuracy lost)"),
+    (lambda k, e: 2 / e, "your noise is calibrated to sensitivity 2, the sensitivity when a "
+     "value is CHANGED; here neighbours add or remove one value, so one cell moves by 1 "
+     "(twice the noise needed)"),
+    (lambda k, e: 1.0, "your noise ignores ε: it must grow as ε shrinks"),
+    (lambda k, e: e, "your scale grows with ε: smaller ε gives LESS noise, and the privacy "
+     "promise is broken"),
+    (lambda k, e: 1 / e / np.sqrt(2), "your noise has standard deviation 1/ε, but Lap(s)'s "
+     "parameter s is its scale: too little noise for ε-DP"),
+)
+
+
+def _histogram_case(truth, epsilon):
+    return f"(case: {len(truth)} bins, true counts {truth.tolist()}, ε = {epsilon:g})"
+
+
 @exercise("1.4", "A private histogram")
 def exercise_1_4(private_histogram):
-    data_rng = np.random.default_rng(104)
-    incomes = np.minimum(data_rng.lognormal(np.log(60_000), 0.6, 1_000), 599_999)
-    edges = np.append(np.arange(0, 550_001, 50_000), 600_000.0)  # the income bins of Dwork 2011
-    truth = np.histogram(incomes, edges)[0]
-    epsilon = 0.5
-    expect_uses_rng(private_histogram, incomes, edges, epsilon,
-                    convert=lambda r: as_numpy_array(r, "the histogram", shape=truth.shape))
-    rng = np.random.default_rng(1044)
-    releases = np.array([as_numpy_array(r, "the histogram", shape=truth.shape) for r in
-                         call(private_histogram, incomes, edges, epsilon, rng=rng, repeat=4_000)])
-    noise = releases - truth
-    scale = np.abs(noise).mean()
-    if np.abs(noise.mean(axis=0)).max() > 6 * np.sqrt(2) * scale / np.sqrt(len(releases)):
-        raise ExerciseFailed("your released counts are off on average: count the values in each "
-                             "bin with np.histogram(values, bin_edges)[0], then add zero-mean noise.")
-    bins = len(truth)
-    if abs(scale * epsilon / bins - 1) < 0.05:
-        raise ExerciseFailed(f"you paid for {bins} separate counting queries, but the histogram "
-                             "as a whole has sensitivity 1: one row changes only one cell.")
-    if abs(scale * epsilon - 1) > 0.05:
-        raise ExerciseFailed(f"your noise has mean absolute value {scale:.3f} per cell; "
-                             "a sensitivity-1 query at this ε needs scale 1/ε.")
-    correlation = np.corrcoef(noise.T)[np.triu_indices(bins, 1)]
-    if np.abs(correlation).max() > 0.15:  # independent cells: |r| < 0.1 with prob > 1 - 1e-9
-        raise ExerciseFailed("the noise in different cells is correlated (the same draw in every "
-                             "cell?): draw independent noise for each cell.")
-    return "sensitivity 1, independent Lap(1/ε) per cell."
+    cases = _histogram_cases()
+    values, edges, epsilon = cases[0]
+    bins = len(edges) - 1
+    expect_reproducible(private_histogram, values, edges, epsilon,
+                        convert=lambda r: as_numpy_array(r, "the histogram", shape=(bins,)))
+    rng = seeded(1044)
+    alpha = _laws.ALPHA / len(cases) / 3     # three tests per case
+    ratios = []
+    for values, edges, epsilon in cases:
+        truth = np.histogram(values, edges)[0]
+        bins, scale = len(truth), 1 / epsilon
+        where = _histogram_case(truth, epsilon)
+        releases = np.array([as_numpy_array(r, "the histogram", shape=(bins,)) for r in
+                             call(private_histogram, values, edges, epsilon, rng=rng,
+                                  repeat=_HISTOGRAM_RUNS)])
+        noise = releases - truth
+        ratios.append(float(np.mean(np.abs(noise))) / scale)
+        empty = truth == 0                       # every case has empty bins
+        if empty.any() and np.all(noise[:, empty] == 0) and not np.all(noise[:, ~empty] == 0):
+            raise ExerciseFailed("the bins with no values come out exact (no noise there): an "
+                                 "observer sees which bins are empty, and adding one value to an "
+                                 f"empty bin changes its release from exactly 0 (privacy lost). {where}")
+        if empty.any() and np.all(releases[:, empty] >= 0) and np.any(noise[:, ~empty] < 0):
+            raise ExerciseFailed("your counts are never negative where the true count is 0: "
+                                 "you clipped (or cut) the noisy counts at 0, which biases every "
+                                 f"small count upward (accuracy lost; the task asks for unbiased "
+                                 f"counts). {where}")
+        if np.all(noise == np.round(noise)) and np.any(noise != 0):
+            raise ExerciseFailed("your noisy counts are whole numbers: rounding is post-processing "
+                                 "(still private), but the task asks for the Laplace mechanism's "
+                                 f"counts themselves. {where}")
+        per_bin = [_laws.laplace_misfit(noise[:, j], scale, alpha / bins / 2) for j in range(bins)]
+        shifted = [j for j, m in enumerate(per_bin) if m and m.kind == "off-centre"]
+        if shifted:
+            j = shifted[0]
+            raise ExerciseFailed(f"your counts are off on average in bin {j} ([{edges[j]:g}, "
+                                 f"{edges[j + 1]:g})): they average {releases[:, j].mean():.2f} "
+                                 f"where {truth[j]} values fall. Count the values of each bin "
+                                 f"(not a density or a fraction), then add zero-mean noise. {where}")
+        same_sign = np.sum(np.sign(noise[:, 1:]) == np.sign(noise[:, :-1]), axis=0)
+        if not all(_laws.count_fits(int(c), len(noise), 0.5, alpha=alpha / bins / 2)
+                   for c in same_sign):   # independent symmetric noises: half of the time
+            raise ExerciseFailed("the cells' noises are not independent (neighbouring cells' "
+                                 "noise has the same sign far more often than half of the time: "
+                                 "the same draw in every cell?): then the differences between "
+                                 f"cells are exact, and so is the histogram's shape (privacy lost). {where}")
+        misfit = _laws.laplace_misfit(noise, scale, alpha)
+        if misfit is None and any(per_bin):
+            misfit = next(m for m in per_bin if m)
+        if misfit:
+            if misfit.kind == "scale":
+                slip = _scale_slip([ratios[-1]], [(0, 1, epsilon)],
+                                   [(lambda d, e, f=f: f(bins, e), w) for f, w in _WRONG_HISTOGRAM_SCALES])
+                if slip:
+                    raise ExerciseFailed(f"{slip}. {where}")
+            raise ExerciseFailed(_laws.describe_misfit(misfit, "the true count", "1/ε")
+                                 + " " + where)
+        differences = (noise[:, 1:] - noise[:, :-1]).ravel()   # of two cells' own draws
+        if not _laws.fits_cdf(differences, lambda x: _laws.difference_cdf(x, scale), alpha):
+            raise ExerciseFailed("each cell's noise is Laplace, but the cells' noises are not "
+                                 "independent: their differences do not have the law of the "
+                                 "difference of two independent draws, so combining cells "
+                                 f"cancels part of the noise (privacy lost). {where}")
+    return "sensitivity 1: independent Lap(1/ε) on every bin, empty ones included."
 
 
 # ---------------------------------------------------------------- 1.5 budget splitting
+_QUERY_TRUTH = np.array([50.0, 120.0, 7.0, 300.0, 12.0])
+_QUERY_SENSITIVITY = np.array([1.0, 2.0, 1.0, 5.0, 0.5])
+_SPLIT_RUNS = 6_000
+
+
 @exercise("1.5", "Splitting a privacy budget")
 def exercise_1_5(answer_queries):
-    truth = np.array([50.0, 120.0, 7.0, 300.0])
-    sensitivities = np.array([1.0, 2.0, 1.0, 5.0])
-    epsilon = 1.0
-    expect_uses_rng(answer_queries, truth, sensitivities, epsilon,
-                    convert=lambda a: as_numpy_array(a, "the answers", shape=truth.shape))
-    rng = np.random.default_rng(105)
-    answers = np.array([as_numpy_array(a, "the answers", shape=truth.shape) for a in
-                        call(answer_queries, truth, sensitivities, epsilon, rng=rng, repeat=SAMPLES)])
+    truth, sensitivity, epsilon = _QUERY_TRUTH, _QUERY_SENSITIVITY, 1.0
+    k = len(truth)
+    where = (f"(case: true answers {truth.tolist()}, sensitivities {sensitivity.tolist()}, "
+             f"ε = {epsilon:g})")
+    expect_reproducible(answer_queries, truth, sensitivity, epsilon,
+                        convert=lambda a: as_numpy_array(a, "the answers", shape=(k,)))
+    rng = seeded(105)
+    answers = np.array([as_numpy_array(a, "the answers", shape=(k,)) for a in
+                        call(answer_queries, truth, sensitivity, epsilon, rng=rng,
+                             repeat=_SPLIT_RUNS)])
     noise = answers - truth
-    scales = np.abs(noise).mean(axis=0)
-    if np.any(np.abs(noise.mean(axis=0)) > 6 * np.sqrt(2) * scales / np.sqrt(SAMPLES)):
-        raise ExerciseFailed("some answers are biased: add zero-mean noise to each true answer.")
-    correlation = np.corrcoef(noise.T)[np.triu_indices(len(truth), 1)]
-    if np.abs(correlation).max() > 0.1:  # independent: |r| < 0.05 with prob > 1 - 1e-9
-        raise ExerciseFailed("the noise of different queries is correlated: draw independent "
-                             "noise for each query.")
-    spent = float(np.sum(sensitivities / scales))  # query i at Lap(b_i) costs Δ_i / b_i
-    if spent > 1.05 * epsilon:
+    # The budget: mean|noise_i| = s_i·Gamma(n, 1/n) w.p. 1 - alpha/3 for every i at once.
+    alpha = _laws.ALPHA / 3
+    for i in range(k):
+        if np.all(noise[:, i] == 0):
+            raise ExerciseFailed(f"the answer to query {i} (true answer {truth[i]:g}) carries no "
+                                 "noise at all: it is released exactly, and gives the data away "
+                                 f"(no privacy). {where}")
+    scales = np.mean(np.abs(noise), axis=0)
+    low, high = _laws.scale_interval(_SPLIT_RUNS, alpha / k)
+    for i in range(k):   # each query's law: Laplace with its own (estimated) scale
+        misfit = _laws.laplace_misfit(noise[:, i], scales[i], alpha / k)
+        if misfit and misfit.kind != "scale" and not _laws.laplace_fits(
+                noise[:, i] / scales[i], alpha / k, ratio=(low, high)):
+            raise ExerciseFailed(f"query {i} (Δ = {sensitivity[i]:g}): "
+                                 + _laws.describe_misfit(misfit, "the true answer", "its scale")
+                                 + " " + where)
+    agree = np.sign(noise[:, :, None]) == np.sign(noise[:, None, :])
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    for i, j in pairs:   # independent symmetric noises agree in sign half of the time
+        if not _laws.count_fits(int(agree[:, i, j].sum()), _SPLIT_RUNS, 0.5,
+                                alpha=alpha / len(pairs)):
+            raise ExerciseFailed(f"the noises of queries {i} and {j} are not independent (they "
+                                 f"have the same sign in {agree[:, i, j].mean():.0%} of the calls: "
+                                 "one draw shared between queries?). Dependent noise can be "
+                                 f"cancelled by combining the answers (privacy lost). {where}")
+    spent = float(np.sum(sensitivity / scales))   # query i with Lap(s_i) costs Δ_i / s_i
+    if spent * low > epsilon:
         raise ExerciseFailed(f"your answers together spend ε ≈ {spent:.2f}, more than the budget "
-                             f"{epsilon:g}: by composition the costs Δ_i/b_i of the queries add up.")
-    if spent < 0.95 * epsilon:
+                             f"{epsilon:g}: by composition the costs Δ_i/s_i of the queries add "
+                             f"up, so the set of answers is not {epsilon:g}-DP. {where}")
+    if spent * high < epsilon:
         raise ExerciseFailed(f"your answers spend only ε ≈ {spent:.2f} of the budget {epsilon:g}: "
-                             "they are noisier than they need to be.")
-    return f"the four answers spend ε ≈ {spent:.3f} in total, within the budget."
+                             f"they are noisier than they need to be (accuracy lost). {where}")
+    return f"the five answers spend ε ≈ {spent:.3f} in total, within the budget."
 
 
 # ---------------------------------------------------------------- 1.6 exponential mechanism
-def _is_candidate(pick, candidates) -> bool:
-    try:
-        return bool(pick in candidates)
-    except Exception:  # e.g. an array, compared elementwise: not one candidate
-        return False
-
-
-def _one_candidate(candidates):
-    """`convert` for expect_uses_rng: the answer must be one of the candidates."""
-    def convert(pick):
-        if not _is_candidate(pick, candidates):
-            shown = repr(pick) if len(repr(pick)) <= 40 else repr(pick)[:37] + "..."
-            raise ExerciseFailed(f"your mechanism returned {shown}, which is not one of the "
-                                 f"candidates {candidates}: return a candidate, not an index or "
-                                 "a score.")
-        return pick
-    return convert
-
-
-def _frequencies(mechanism, candidates, scores, sensitivity, epsilon, rng, draws):
-    picks = call(mechanism, candidates, scores, sensitivity, epsilon, rng=rng, repeat=draws)
-    for pick in picks:
-        _one_candidate(candidates)(pick)
-    return np.array([sum(p == c for p in picks) for c in candidates]) / draws
+_COLOURS = ["red", "green", "blue", "yellow"]
+_EXP_CASES = (  # (candidates, scores, Δ, ε, draws)
+    (_COLOURS, [0.0, 1.0, 2.0, 3.0], 1.0, 1.0, 1_500),
+    (_COLOURS, [0.0, 1.0, 2.0, 3.0], 3.0, 2.0, 1_500),
+    ([10, 20, 30, 40], [-5.0, 0.0, -1.0, -30.0], 2.0, 4.0, 800),
+    (["a", "b", "c"], [2000.0, 2001.0, 1999.0], 1.0, 1.0, 800),
+)
+_WRONG_FACTORS = (  # (the factor in exp(factor·score) a slip gives, of (Δ, ε); the slip)
+    (lambda d, e: e / d, "your choices follow exp(ε·score/Δ), the formula Dwork 2011 prints: "
+     "that is only ε-private for monotone scores, 2ε-private in general (privacy lost)"),
+    (lambda d, e: e / 2, "your probabilities ignore the sensitivity Δ: for Δ > 1 the "
+     "mechanism is not ε-private"),
+    (lambda d, e: 1 / (2 * d), "your probabilities ignore ε: the privacy does not follow the "
+     "budget"),
+    (lambda d, e: 1.0, "you sample ∝ exp(score) (a softmax of the scores): neither ε nor Δ "
+     "calibrates it, so the privacy is whatever the scores' scale makes it"),
+    (lambda d, e: -e / (2 * d), "your mechanism favours the LOWEST scores: the sign of the "
+     "exponent is flipped (accuracy lost)"),
+    (lambda d, e: 0.0, "your mechanism ignores the scores: every candidate comes out equally "
+     "often (private, but useless: accuracy lost)"),
+)
 
 
 def _weights(scores, factor):
-    w = np.exp(factor * (np.asarray(scores, float) - np.max(scores)))
+    logits = factor * np.asarray(scores, float)
+    w = np.exp(logits - logits.max())
     return w / w.sum()
+
+
+def _is_candidate(pick, candidates) -> bool:
+    try:
+        return np.ndim(pick) == 0 and not isinstance(pick, (bool, np.bool_)) and bool(
+            pick in candidates)
+    except Exception:  # e.g. an object whose comparison fails: not one candidate
+        return False
+
+
+def _picks(mechanism, candidates, scores, d, e, rng, draws):
+    picks = call(mechanism, list(candidates), list(scores), d, e, rng=rng, repeat=draws)
+    index = {c: i for i, c in enumerate(candidates)}
+    for pick in picks:
+        if not _is_candidate(pick, candidates):
+            shown = repr(pick) if len(repr(pick)) <= 40 else repr(pick)[:37] + "..."
+            raise ExerciseFailed(f"your mechanism returned {shown}, which is not one of the "
+                                 f"candidates {candidates}: return the candidate itself, not its "
+                                 "position or its score.")
+    return np.bincount([index[p.item() if isinstance(p, np.generic) else p] for p in picks],
+                       minlength=len(candidates))
 
 
 @exercise("1.6", "The exponential mechanism",
           solved_by=("panpriv_teach.mechanisms.exponential_mechanism",
                      "panpriv_teach.mechanisms.exponential_mechanism_probabilities"))
 def exercise_1_6(exponential_mechanism):
-    candidates, scores = ["red", "green", "blue", "yellow"], [0.0, 1.0, 2.0, 3.0]
-    expect_uses_rng(exponential_mechanism, candidates, scores, 1.0, 1.0,
-                    convert=_one_candidate(candidates))
-    rng = np.random.default_rng(106)
-    draws = 10_000  # a frequency is within 6 s.e. ≤ 0.03 of its probability w.p. > 1 - 1e-8
-    for sensitivity, epsilon in [(1.0, 1.0), (3.0, 2.0)]:
-        seen = _frequencies(exponential_mechanism, candidates, scores, sensitivity, epsilon, rng, draws)
-        expected = _weights(scores, epsilon / (2 * sensitivity))
-        if np.all(np.abs(seen - expected) <= 0.03):
-            continue
-        if seen[-1] == 1.0:
-            raise ExerciseFailed("your mechanism always returns the best candidate: a deterministic "
-                                 "choice is not private. Sample with probabilities ∝ exp(ε·score/(2Δ)).")
-        if np.all(np.abs(seen - 0.25) <= 0.03):
-            raise ExerciseFailed("your mechanism ignores the scores: every candidate comes out "
-                                 "equally often.")
-        if np.all(np.abs(seen - _weights(scores, epsilon / sensitivity)) <= 0.03):
-            raise ExerciseFailed("you sample ∝ exp(ε·score/Δ), as Dwork 2011 writes it: that is only "
-                                 "ε-private for monotone scores, in general 2ε. Use ε/(2Δ).")
-        if np.all(np.abs(seen - _weights(scores, epsilon / 2)) <= 0.03):
-            raise ExerciseFailed("your probabilities ignore the sensitivity Δ.")
-        raise ExerciseFailed(f"with Δ = {sensitivity:g}, ε = {epsilon:g} and scores {scores}, your "
-                             f"frequencies are {np.round(seen, 3).tolist()}; they should be "
-                             "proportional to exp(ε·score/(2Δ)).")
-    big = [2000.0, 2001.0, 1999.0]
-    overflow = ("with scores near 2000 your mechanism goes wrong: exp(1000) overflows. "
-                "Subtract the largest score before exponentiating.")
-    try:
-        seen = _frequencies(exponential_mechanism, ["a", "b", "c"], big, 1.0, 1.0, rng, 2_000)
-    except ExerciseFailed as failure:
-        raise ExerciseFailed(f"{overflow}\n({failure.diagnosis})") from None
-    if np.any(np.abs(seen - _weights(big, 0.5)) > 0.07):  # 6 s.e. at 2,000 draws
-        raise ExerciseFailed(overflow)
-    return "probabilities ∝ exp(ε·score/(2Δ)), stable for large scores."
+    expect_reproducible(exponential_mechanism, _COLOURS, [0.0, 1.0, 2.0, 3.0], 1.0, 1.0)
+    rng = seeded(106)
+    alpha = _laws.ALPHA / len(_EXP_CASES)
+    seen = []
+    for candidates, scores, d, e, draws in _EXP_CASES:
+        where = f"(case: scores {scores}, Δ = {d:g}, ε = {e:g})"
+        try:
+            counts = _picks(exponential_mechanism, candidates, scores, d, e, rng, draws)
+        except ExerciseFailed as failure:
+            if max(scores) < 1000:
+                raise
+            raise ExerciseFailed("with scores near 2000 your mechanism fails: exp(ε·score/(2Δ)) "
+                                 "overflows to infinity for scores in the thousands, and the "
+                                 f"probabilities become NaN. {where}\n({failure.diagnosis})") from None
+        if np.count_nonzero(counts) == 1 and np.argmax(counts) == np.argmax(scores):
+            best = candidates[int(np.argmax(counts))]
+            raise ExerciseFailed(f"your mechanism always returns {best!r}: a deterministic choice "
+                                 "gives the best candidate away, which is not private (no "
+                                 f"privacy). {where}")
+        seen.append((counts, scores, d, e, where))
+    wrong = [(c, s, d, e, w) for c, s, d, e, w in seen
+             if not _laws.counts_fit(c, _weights(s, e / (2 * d)), alpha)]
+    if not wrong:
+        return "probabilities ∝ exp(ε·score/(2Δ)), stable for large scores."
+    for factor, words in _WRONG_FACTORS:   # a slip that explains every case
+        if all(_laws.counts_fit(c, _weights(s, factor(d, e)), alpha) for c, s, d, e, _ in seen):
+            raise ExerciseFailed(f"{words}. {wrong[0][4]}")
+    counts, scores, d, e, where = wrong[0]
+    if max(scores) > 1000:
+        raise ExerciseFailed("with scores near 2000 your frequencies are wrong: "
+                             f"exp(ε·score/(2Δ)) overflows for scores in the thousands. {where}")
+    raise ExerciseFailed(f"your frequencies are {np.round(counts / counts.sum(), 3).tolist()} "
+                         f"over {counts.sum()} draws; the exponential mechanism's are "
+                         f"{np.round(_weights(scores, e / (2 * d)), 3).tolist()}. {where}")
+
+
 
 
 # ---------------------------------------------------------------- 1.7 floating-point attack
@@ -325,7 +491,7 @@ def _unsafe_releases(epsilon, count, rng):
           solved_by=("panpriv_teach.attacks.floating_point_attack",))
 def exercise_1_7(could_produce):
     from panpriv_teach.attacks import floating_point_attack   # the reference
-    rng = np.random.default_rng(107)
+    rng = seeded(107)
     identified, total, accepted, wrongly_accepted, wrongly_refused = 0, 0, 0, [], []
     for epsilon, count in ((1.0, 12), (0.2, 8)):
         inputs, releases = _unsafe_releases(epsilon, count, rng)
@@ -338,10 +504,10 @@ def exercise_1_7(could_produce):
             if not said[x]:
                 raise ExerciseFailed(
                     f"the release {release!r} (ε = {epsilon:g}) came from input {x:g}, yet you say "
-                    f"{x:g} cannot produce it: the true input is always possible. Reproduce "
-                    "numpy's arithmetic exactly: U = k/2^53 for a whole number k, the noise "
-                    "scale·ln(U + U) when U < 1/2 and −scale·ln(2.0 − U − U) otherwise (math.log), "
-                    "the release candidate + noise; then bisect over k.")
+                    f"{x:g} cannot produce it: the true input is always possible, so your attack "
+                    "would accuse the wrong input. Your arithmetic differs from numpy's somewhere "
+                    "(the uniform k/2^53, the log, the order of the operations), or your search "
+                    "misses some k.")
             total += 1
             identified += sum(said.values()) == 1
             accepted += sum(said.values())
@@ -349,18 +515,18 @@ def exercise_1_7(could_produce):
             wrongly_refused += [(release, c) for c in _FP_CANDIDATES if not said[c] and c in reachable]
     if accepted == 2 * total and wrongly_accepted:
         raise ExerciseFailed("you say every release could come from both inputs: then the attack "
-                             "learns nothing. Compare the floats exactly (==): a tolerance such as "
-                             "np.isclose accepts any input near the release.")
+                             "learns nothing. A tolerance (np.isclose, abs(...) < tol) accepts any "
+                             "input near the release; the attack works on the exact floats.")
     if wrongly_accepted:
         release, c = wrongly_accepted[0]
         raise ExerciseFailed(f"for the release {release!r} you say input {c:g} could produce it, "
-                             "but no uniform k/2^53 gives exactly that float from it. Compare "
-                             "exactly (==), and search the whole range of k (bisection: the release "
-                             "grows with k).")
+                             "but no uniform k/2^53 gives exactly that float from it: your test "
+                             "accepts floats that are only close, so the attack identifies fewer "
+                             "inputs than it could.")
     if wrongly_refused:
         release, c = wrongly_refused[0]
         raise ExerciseFailed(f"for the release {release!r} you rule out input {c:g}, but some "
-                             f"uniform k/2^53 gives exactly that float from {c:g} as well. Search "
-                             "every k from 1 to 2^53 − 1 (bisection), with numpy's exact arithmetic.")
+                             f"uniform k/2^53 gives exactly that float from {c:g} as well: your "
+                             "search misses part of the range of k (1 to 2^53 − 1).")
     return (f"you identified the input behind {identified} of {total} releases from the floats "
             "alone: numpy's Laplace sampler is not ε-DP in floating point.")

@@ -197,20 +197,45 @@ class time_limit:
         return False
 
 
-_LIBRARY_DIRS = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                 sysconfig.get_paths()["purelib"], sysconfig.get_paths()["stdlib"])
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = (_PACKAGE_DIR, *(sysconfig.get_paths()[key] for key in ("purelib", "platlib",
+                                                                         "stdlib")))
+
+
+def _is_students(filename: str) -> bool:
+    """Whether a traceback frame is the student's code: not this package, not an installed
+    library, not compiled code (numpy's Cython frames carry relative names such as
+    numpy/random/_generator.pyx)."""
+    return not (os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+                or filename.endswith((".pyx", ".pxd")) or filename.startswith("<frozen"))
+
+
+def _library_name(filename: str) -> str:
+    """The library a frame belongs to, as a student would name it ("numpy")."""
+    path = os.path.abspath(filename)
+    if path.startswith(_PACKAGE_DIR):
+        return "the course library"
+    for root in _LIBRARY_DIRS[1:3]:                  # installed packages
+        if path.startswith(root + os.sep):
+            return os.path.relpath(path, root).split(os.sep)[0]
+    if path.startswith(_LIBRARY_DIRS[3]):
+        return "Python's standard library"
+    return filename.replace("\\", "/").split("/")[0]   # numpy/random/_generator.pyx
 
 
 def _where(exc: BaseException) -> str:
-    """The last frame of the traceback outside this package and installed libraries:
-    the student's own line."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if not os.path.abspath(f.filename).startswith(_LIBRARY_DIRS)]
-    if not frames:
+    """Where the answer failed: the student's own line, or "inside numpy, called from your
+    line N" when the last frame is a library's."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [i for i, f in enumerate(frames) if _is_students(f.filename)]
+    if not own:
         return ""
-    f = frames[-1]
+    f = frames[own[-1]]
     line = f"  → {f.line.strip()}" if f.line else ""
-    return f"\n  (at line {f.lineno} of your code{line})"
+    if own[-1] == len(frames) - 1:
+        return f"\n  (at line {f.lineno} of your code{line})"
+    return (f"\n  (inside {_library_name(frames[-1].filename)}, called from line {f.lineno} of "
+            f"your code{line})")
 
 
 def describe_call(name: str, args: tuple, kwargs: dict) -> str:
@@ -224,6 +249,8 @@ def _short(value) -> str:
     if isinstance(value, np.random.Generator):
         return "<rng>"
     text = repr(value)
+    if " at 0x" in text and text.startswith("<"):   # a default repr: name it instead
+        text = getattr(value, "__name__", None) or f"<{type(value).__name__.strip('_')}>"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -353,23 +380,23 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
     raise ExerciseFailed(f"calling {shown}{times} {outcome.message}")
 
 
-def expect_uses_rng(fn, *args, convert=None, **kwargs) -> None:
-    """Fail unless `fn(*args, rng=...)` is reproducible from its `rng` argument and
-    draws its randomness from it (same seed → same answer; another seed → another).
-    `convert` validates one answer first (e.g. `as_real`), so a broken answer gets the
-    diagnosis about its type, not about randomness."""
-    def run(seed):
-        answer = call(fn, *args, rng=np.random.default_rng(seed), **kwargs)
+def expect_reproducible(fn, *args, convert=None, **kwargs) -> None:
+    """Fail unless `fn(*args, rng=...)` is reproducible from its `rng` argument: two calls
+    with identically seeded generators give the same answer. (Whether it is random at all
+    is for the checker's test of its law: a deterministic answer has a point mass for law,
+    and two seeds may rightly give the same answer.) `convert` validates one answer first
+    (e.g. `as_real`), so a broken answer gets the diagnosis about its type."""
+    def run():   # each call on its own copies of the arrays: an answer may change them
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        answer = call(fn, *copies, rng=np.random.default_rng(12345), **kwargs)
         return np.asarray(convert(answer) if convert else answer, dtype=object)
 
-    first, again, other = run(12345), run(12345), run(54321)
+    first, again = run(), run()
     if first.shape != again.shape or not np.array_equal(first, again):
-        raise ExerciseFailed("two calls with the same seeded rng gave different answers: your "
-                             "function draws randomness from somewhere else (np.random.*, the "
-                             "random module). Draw every random number from the `rng` argument.")
-    if first.shape == other.shape and np.array_equal(first, other):
-        raise ExerciseFailed("calls with different rng seeds gave the same answer: is your "
-                             "function random at all? Draw the noise from the `rng` argument.")
+        raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
+                             "your function draws randomness from somewhere other than its "
+                             "`rng` argument (np.random.*, the random module), so its results "
+                             "can be neither reproduced nor checked.")
 
 
 def _preview(values) -> str:

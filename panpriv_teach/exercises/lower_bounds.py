@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
+from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_reproducible, exercise
 from panpriv_teach.intrusion import AccurateDistinctCount
 from panpriv_teach.lower_bounds import packing_bound as _packing_bound
 from panpriv_teach.reconstruction import (all_subsets, random_queries, subset_sums,
@@ -158,7 +158,7 @@ def exercise_7_3(private_answers):
     d = rng.integers(0, 2, n)
     q = random_queries(n, t, rng)
     truth = subset_sums(d, q).astype(float)
-    expect_uses_rng(private_answers, d, q, epsilon, convert=lambda r: _answers(r, t))
+    expect_reproducible(private_answers, d, q, epsilon, convert=lambda r: _answers(r, t))
     runs = 2_000
     answers = np.array([_answers(r, t) for r in
                         call(private_answers, d, q, epsilon, rng=rng, repeat=runs)])

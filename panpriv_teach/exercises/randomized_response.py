@@ -1,18 +1,23 @@
 """Checkers for module 02, randomized response and the local model (Dwork 2011, "randomized
 response"; Local-mechanisms notes, §1 (Warner 1965)).
 
-Each checker is seeded and statistical where the answer is random; the tolerances are at
-least 6 standard errors, so a correct answer fails with probability below 1e-6. Answers that
-are deterministic functions (aggregators, exact ε, planning) are compared exactly (1e-9).
+Random answers are checked by their law (`_laws`): the reports of 2.1 by exact binomial
+tests per group of parties and per pair of neighbours, the errors of 2.5 against their exact
+law (a difference of two binomials), with a false-failure probability below `_laws.ALPHA`
+= 1e-7 per exercise. Deterministic answers (aggregators, exact ε, planning) are compared
+exactly (relative tolerance 1e-9).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from scipy import stats
 
-from panpriv_teach.exercises._answers import as_numpy_array, as_real, fresh_rng, looked_up
-from panpriv_teach.exercises.harness import ExerciseFailed, call, expect_uses_rng, exercise
+from panpriv_teach.exercises import _laws
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, expect_unchanged,
+                                              fresh_rng, looked_up, seeded)
+from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
 
 TOL = 1e-9  # relative tolerance for deterministic answers
 
@@ -26,12 +31,16 @@ def _reports(answer, n, what="the reports"):
     reports = as_numpy_array(answer, what, shape=(n,))
     values = set(np.unique(reports).tolist())
     if values <= {0.0, 1.0}:
-        raise ExerciseFailed(f"{what} are 0s and 1s: the reports of the Local-mechanisms notes are ±1, "
-                             "M_i = N_i·(−1)^{x_i} with N_i in {−1, 1}.")
+        raise ExerciseFailed(f"{what} are 0s and 1s: the reports of the Local-mechanisms notes "
+                             "are ±1, M_i = N_i·(−1)^{x_i} with N_i in {−1, 1}.")
     if not values <= {-1.0, 1.0}:
         raise ExerciseFailed(f"{what} contain values other than −1 and 1 "
-                             f"(e.g. {sorted(values - {-1.0, 1.0})[0]:g}): each report is N_i·(−1)^{{x_i}}.")
+                             f"(e.g. {sorted(values - {-1.0, 1.0})[0]:g}): each report is "
+                             "N_i·(−1)^{x_i} with N_i in {−1, 1}.")
     return reports
+
+
+_PARTIES = 10_000   # per bit and bias: each frequency within ±0.03 w.p. 1 - 1e-9
 
 
 @exercise("2.1", "The randomizer",
@@ -39,80 +48,104 @@ def _reports(answer, n, what="the reports"):
                      "panpriv_teach.mechanisms.RandomizedResponse.report",
                      "panpriv_teach.mechanisms.warner_response"))
 def exercise_2_1(randomize):
-    rng = np.random.default_rng(201)
-    half = 40_000  # frequencies within 6 s.e. <= 6 * 0.5/sqrt(half) = 0.015: false fail < 1e-8
-    tol = 6 * 0.5 / math.sqrt(half)
-    bits = np.repeat([0, 1], half)
-    for bias in (0.3, 0.7):
-        reports = _reports(call(randomize, bits.copy(), bias, rng=rng), len(bits))
-        plus_for_0 = np.mean(reports[:half] == 1)   # should be P(N = 1) = (1 + b)/2
-        plus_for_1 = np.mean(reports[half:] == 1)   # should be P(N = −1) = (1 − b)/2
-        if abs(plus_for_0 - (1 + bias) / 2) < tol and abs(plus_for_1 - (1 - bias) / 2) < tol:
-            continue
-        if abs(plus_for_0 - (1 - bias) / 2) < tol and abs(plus_for_1 - (1 + bias) / 2) < tol:
-            raise ExerciseFailed("your reports say +1 mostly for x_i = 1: in the Local-mechanisms notes the report is "
-                                 "N_i·(−1)^{x_i}, so a 0 is reported as +1 unless N_i flips it, "
-                                 "and a 1 as −1.")
-        if abs(plus_for_0 - plus_for_1) < 2 * tol:
-            raise ExerciseFailed("your reports do not depend on the bits: multiply the noise N_i "
-                                 "by (−1)^{x_i}.")
-        if {plus_for_0, plus_for_1} == {0.0, 1.0}:
-            raise ExerciseFailed("every party reports its bit unchanged (or every one flipped): "
-                                 "you drew no noise, or one N for everybody. Draw one "
-                                 "independent N_i ∈ {−1, 1} per party.")
-        keep = (plus_for_0 + 1 - plus_for_1) / 2  # the probability of reporting the truth
-        if abs(plus_for_0 - (1 - plus_for_1)) < 2 * tol:
-            if abs(keep - bias) < tol:
-                raise ExerciseFailed("you report the truth with probability `bias`; in the notes "
-                                     "N_i = 1 (truth) has probability (1 + bias)/2.")
-            if abs(keep - (1 - bias)) < tol:
-                raise ExerciseFailed("you report the truth with probability 1 − bias, as if the "
-                                     "bias were a probability of lying; in the notes N_i = 1 "
-                                     "(truth) has probability (1 + bias)/2.")
-        raise ExerciseFailed(f"with bias {bias}, a 0 is reported as +1 in {plus_for_0:.3f} of the "
-                             f"cases and a 1 as +1 in {plus_for_1:.3f}: they should be (1 + bias)/2 "
-                             "and (1 − bias)/2, one independent N_i per party.")
     small = np.array([0, 1] * 50)
-    expect_uses_rng(randomize, small, 0.5, convert=lambda r: _reports(r, len(small)))
-    return "reports N_i·(−1)^{x_i} with P(N_i = 1) = (1 + bias)/2, reproducible from rng."
+    expect_reproducible(randomize, small, 0.5, convert=lambda r: _reports(r, len(small)))
+    expect_unchanged(randomize, (small, 0.5), ("bits", "bias"), "randomize(bits, 0.5, rng)",
+                     rng=np.random.default_rng(0))
+    rng = seeded(201)
+    bits = np.tile([0, 1], _PARTIES)
+    alpha = _laws.ALPHA / 2 / 4     # two biases, four tests each
+    for bias in (0.3, 0.7):
+        where = f"(case: bias {bias})"
+        reports = _reports(call(randomize, bits.copy(), bias, rng=rng), len(bits))
+        plus = reports == 1
+        plus_for_0, plus_for_1 = plus[0::2].mean(), plus[1::2].mean()
+        keep, flip = (1 + bias) / 2, (1 - bias) / 2   # P(M = +1) for a 0, for a 1
+        right = (_laws.count_fits(int(plus[0::2].sum()), _PARTIES, keep, alpha=alpha)
+                 and _laws.count_fits(int(plus[1::2].sum()), _PARTIES, flip, alpha=alpha))
+        if right:   # independent parties: a 0 and the 1 next to it agree w.p. 2·keep·flip
+            agree = [int(np.sum(reports[i:-1:2] == reports[i + 1::2])) for i in (0, 1)]
+            if all(_laws.count_fits(a, _PARTIES - 1, 2 * keep * flip, alpha=alpha)
+                   for a in agree):
+                continue
+            raise ExerciseFailed("each report has the right probabilities, but the parties' "
+                                 "noises are not independent (neighbouring parties agree too "
+                                 "often or too rarely): then one party's report says something "
+                                 f"about another's bit. {where}")
+        if {plus_for_0, plus_for_1} <= {0.0, 1.0}:
+            raise ExerciseFailed("every party reports its bit unchanged (or every one flipped): "
+                                 "no noise, or one N for everybody. Then each report gives its "
+                                 f"party's bit away (no privacy). {where}")
+        close = lambda f, p: abs(f - p) < 0.03
+        if close(plus_for_0, flip) and close(plus_for_1, keep):
+            raise ExerciseFailed("your reports say +1 mostly for x_i = 1: the report is "
+                                 "N_i·(−1)^{x_i}, so a 0 is reported as +1 unless N_i flips it. "
+                                 f"The aggregator of 2.2 would then count the zeros. {where}")
+        if close(plus_for_0, plus_for_1):
+            raise ExerciseFailed("your reports do not depend on the bits: they carry no "
+                                 f"information about the data (accuracy lost). {where}")
+        truth = (plus_for_0 + 1 - plus_for_1) / 2   # how often a party reports its own bit
+        if close(plus_for_0, 1 - plus_for_1):
+            if close(truth, bias):
+                raise ExerciseFailed("you report the truth with probability `bias`; N_i = 1 "
+                                     "(the truth) has probability (1 + bias)/2, so your "
+                                     f"privacy and the aggregator's scale are both off. {where}")
+            if close(truth, 1 - bias):
+                raise ExerciseFailed("you report the truth with probability 1 − bias, as if the "
+                                     "bias were a probability of lying; N_i = 1 (the truth) has "
+                                     f"probability (1 + bias)/2. {where}")
+        raise ExerciseFailed(f"a 0 is reported as +1 in {plus_for_0:.3f} of the cases and a 1 in "
+                             f"{plus_for_1:.3f}: they should be (1 + bias)/2 and (1 − bias)/2, "
+                             f"one independent N_i per party. {where}")
+    return "reports N_i·(−1)^{x_i} with P(N_i = 1) = (1 + bias)/2, independent, from rng."
 
 
 # ---------------------------------------------------------------- 2.2 the aggregator
 _AGGREGATOR_MISTAKES = [  # (wrong formula of (n, S, b), diagnosis)
     (lambda n, s, b: -s / (2 * b), "you forgot the n/2 term: E[Σ M_i] = bias·(n − 2c), so "
-     "solve for c."),
+     "your estimate is off by n/2 (biased)."),
     (lambda n, s, b: n / 2 + s / (2 * b), "your sign is flipped: more +1 reports mean FEWER "
-     "ones (a 0 is reported as +1)."),
-    (lambda n, s, b: n / 2 - s / 2, "your estimate n/2 − Σ M_i/2 is the number of reports that "
-     "say 1 (M_i = −1), taken at face value: it is biased towards n/2. The scale is "
-     "1/(2·bias): you forgot to divide by the bias."),
-    (lambda n, s, b: n / 2 - s, "the scale 1/(2·bias) is missing."),
-    (lambda n, s, b: n / 2 - s / b, "your scale is 1/bias, not 1/(2·bias): the 2 is missing."),
-    (lambda n, s, b: n / 2 - s / (2 * b * b), "your scale is 1/(2·bias²): divide by bias once."),
+     "ones (a 0 is reported as +1), so you estimate the number of zeros."),
+    (lambda n, s, b: n / 2 - s / 2, "your estimate counts the reports that say 1 (M_i = −1) at "
+     "face value: the bias is not undone, so it is pulled towards n/2 (biased)."),
+    (lambda n, s, b: n / 2 - s, "your estimate does not undo the bias at all: its scale "
+     "ignores `bias`, so it is biased."),
+    (lambda n, s, b: n / 2 - s / b, "your scale is twice what unbiasedness needs: "
+     "E[Σ M_i] = bias·(n − 2c), and solving for c halves it."),
+    (lambda n, s, b: n / 2 - s / (2 * b * b), "your scale divides by the bias twice: the "
+     "estimate is biased (E[Σ M_i] is linear in the bias)."),
     (lambda n, s, b: 0.5 - s / (2 * b * n), "you returned a fraction of the parties; the "
      "aggregate estimates the NUMBER of ones."),
 ]
+
+
+def _rr_reports(n, bias, rng):
+    bits = (rng.random(n) < 0.3).astype(int)
+    noise = np.where(rng.random(n) < (1 + bias) / 2, 1, -1)
+    return noise * (1 - 2 * bits)
 
 
 @exercise("2.2", "The unbiased aggregator",
           solved_by=("panpriv_teach.mechanisms.RandomizedResponse.estimate",
                      "panpriv_teach.mechanisms.warner_estimate"))
 def exercise_2_2(estimate):
-    rng = np.random.default_rng(202)
+    rng = seeded(202)
+    seen = []
     for n, bias in ((1_000, 0.5), (37, 0.2), (5_000, 0.9)):
-        bits = (rng.random(n) < 0.3).astype(int)
-        noise = np.where(rng.random(n) < (1 + bias) / 2, 1, -1)
-        reports = noise * (1 - 2 * bits)
-        s = int(reports.sum())
-        got = as_real(call(estimate, reports.copy(), bias), f"estimate(reports, {bias})")
-        if _close(got, n / 2 - s / (2 * bias)):
-            continue
-        for wrong, diagnosis in _AGGREGATOR_MISTAKES:
-            if _close(got, wrong(n, s, bias)):
-                raise ExerciseFailed(diagnosis)
-        raise ExerciseFailed(f"on {n} reports with bias {bias} your estimate is {got:g}; it should "
-                             "be the unbiased n/2 − (1/(2·bias))·Σ M_i (solve E[Σ M_i] = "
-                             "bias·(n − 2c) for c).")
+        reports = _rr_reports(n, bias, rng)
+        where = f"estimate(<{n} reports>, {bias})"
+        got = as_real(expect_unchanged(estimate, (reports, bias), ("reports", "bias"), where),
+                      where)
+        seen.append((n, int(reports.sum()), bias, got))
+    wrong = [(n, s, b, got) for n, s, b, got in seen if not _close(got, n / 2 - s / (2 * b))]
+    if wrong:
+        n, s, bias, got = wrong[0]
+        case = f"(case: {n} reports summing to {s}, bias {bias})"
+        for formula, diagnosis in _AGGREGATOR_MISTAKES:   # a slip that explains every case
+            if all(_close(got, formula(n, s, b)) for n, s, b, got in seen):
+                raise ExerciseFailed(f"{diagnosis} {case}")
+        raise ExerciseFailed(f"your estimate is {got:g}, which is not unbiased: E[Σ M_i] = "
+                             f"bias·(n − 2c) for c ones. {case}")
     return "n/2 − Σ M_i/(2·bias): unbiased, since E[Σ M_i] = bias·(n − 2c)."
 
 
@@ -129,47 +162,65 @@ _CASES = [  # (channel, true ε, what it tests)
      "three inputs, worst pair (0, 2)"),
     (_AND, math.log(9), "the AND of two randomized bits (inputs 00, 01, 10, 11)"),
     (np.array([[0.3, 0.7], [0.3, 0.7]]), 0.0, "identical rows"),
+    (np.array([[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]]), math.log(2),
+     "an output that no input produces (a column of zeros)"),
 ]
 
 
+def _ratios(channel):
+    """ln(P[y|x]/P[y|x']) for every ordered pair of rows x ≠ x' and output y that some
+    row produces, as a dict (x, x') → list."""
+    used = channel.max(axis=0) > 0
+    return {(a, b): [math.log(channel[a, y] / channel[b, y]) for y in np.flatnonzero(used)]
+            for a in range(len(channel)) for b in range(len(channel)) if a != b}
+
+
 def _one_direction(channel):
-    return max(math.log(channel[a, y] / channel[b, y]) for a in range(len(channel))
-               for b in range(a + 1, len(channel)) for y in range(channel.shape[1]))
+    return max(max(v) for (a, b), v in _ratios(channel).items() if a < b)
 
 
 def _adjacent_rows(channel):
-    return max(abs(math.log(channel[a, y] / channel[a + 1, y])) for a in range(len(channel) - 1)
-               for y in range(channel.shape[1]))
+    return max(max(map(abs, v)) for (a, b), v in _ratios(channel).items() if b == a + 1)
 
 
 def _first_two_rows(channel):
-    return max(abs(math.log(channel[0, y] / channel[1, y])) for y in range(channel.shape[1]))
+    return max(map(abs, _ratios(channel)[0, 1]))
 
 
 @exercise("2.3", "The exact ε of a randomizer",
           solved_by=("panpriv_teach.local.local_epsilon", "panpriv_teach.audit.exact_epsilon"))
 def exercise_2_3(channel_epsilon):
     for channel, truth, what in _CASES:
-        got = as_real(call(channel_epsilon, channel.copy()), "channel_epsilon(channel)")
+        where = f"channel_epsilon({channel.tolist()})"
+        got = expect_unchanged(channel_epsilon, (channel.copy(),), ("channel",), where)
+        if not (isinstance(got, (float, np.floating)) and math.isinf(got) and got > 0):
+            got = as_real(got, where)
         if _close(got, truth):
             continue
+        if got == math.inf:
+            raise ExerciseFailed(f"wrong on {what}: you return ∞, but an output that NO input "
+                                 "produces is never seen, so it reveals nothing; only an output "
+                                 "possible for one input and impossible for another makes ε "
+                                 f"infinite. ({where})")
         if truth > 0 and _close(got, math.exp(truth)):
             raise ExerciseFailed("you returned the largest probability RATIO; ε is its natural "
-                                 "logarithm.")
+                                 f"logarithm. ({where})")
         if truth > 0 and _close(got, truth / math.log(10)):
-            raise ExerciseFailed("you used log10: ε is a natural logarithm (np.log).")
+            raise ExerciseFailed(f"you used log10: ε is a natural logarithm. ({where})")
         if _close(got, _one_direction(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you only looked at P(x)/P(x') for x before x'. "
-                                 "The ratio can be largest the other way round: take |ln P(x) − "
-                                 "ln P(x')| (or both orders).")
+            raise ExerciseFailed(f"wrong on {what}: you only looked at P(x)/P(x') for x before "
+                                 "x'. The ratio can be largest the other way round, so you "
+                                 f"understate the privacy loss. ({where})")
         if len(channel) > 2 and _close(got, _first_two_rows(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared only the first two inputs. "
-                                 "Definition 2.1 asks for every pair of inputs x, x'.")
+            raise ExerciseFailed(f"wrong on {what}: you compared only the first two inputs, "
+                                 "but Definition 2.1 takes every pair of inputs x, x': you "
+                                 f"understate the privacy loss. ({where})")
         if len(channel) > 2 and _close(got, _adjacent_rows(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared only neighbouring rows. Definition 2.1 "
-                                 "asks for every pair of inputs x, x'.")
-        raise ExerciseFailed(f"wrong on {what}: ε = max over inputs x, x' and outputs y of "
-                             "ln(P[y | x] / P[y | x']).")
+            raise ExerciseFailed(f"wrong on {what}: you compared only neighbouring rows, but "
+                                 "Definition 2.1 takes every pair of inputs x, x': you "
+                                 f"understate the privacy loss. ({where})")
+        raise ExerciseFailed(f"wrong on {what}: ε is the max over inputs x, x' and outputs y of "
+                             f"ln(P[y | x] / P[y | x']). ({where})")
     impossible = np.array([[1.0, 0.0], [0.5, 0.5]])
     try:
         got = call(channel_epsilon, impossible.copy())
@@ -179,7 +230,7 @@ def exercise_2_3(channel_epsilon):
     if got != math.inf:
         raise ExerciseFailed("on the channel [[1, 0], [0.5, 0.5]] the output 1 is impossible for "
                              "input 0 and possible for input 1: seeing it reveals the input, so "
-                             "ε is infinite. Return math.inf (np.inf) there, without dividing by 0.")
+                             "ε is infinite, and your function does not say so.")
     return "ε = max |ln P[y|x] − ln P[y|x']| over all pairs; the AND channel gives ln 9."
 
 
@@ -190,6 +241,7 @@ def exercise_2_3(channel_epsilon):
                      "panpriv_teach.mechanisms.RandomizedResponse.variance"))
 def exercise_2_4(plan):
     for epsilon, n in ((math.log(3), 10_000), (0.1, 1_000_000), (3.0, 500)):
+        where = f"plan({epsilon:.4g}, {n})"
         answer = call(plan, epsilon, n)
         if not isinstance(answer, (tuple, list)) or len(answer) != 2:
             raise ExerciseFailed(f"plan(epsilon, n) should return a pair (bias, std), got "
@@ -199,34 +251,43 @@ def exercise_2_4(plan):
         right = math.tanh(epsilon / 2)
         if not _close(bias, right):
             if _close(bias, epsilon / 2):
-                raise ExerciseFailed("bias = ε/2 inverts the notes' first-order '2ε + O(ε²)', not the "
-                                     "exact privacy ln((1 + b)/(1 − b)): solve that equation for b.")
+                raise ExerciseFailed("bias = ε/2 inverts the notes' first-order '2ε + O(ε²)', "
+                                     "not the exact privacy ln((1 + b)/(1 − b)): your privacy is "
+                                     f"not exactly ε. ({where})")
             if _close(bias, epsilon):
-                raise ExerciseFailed("the bias is not ε: RR with bias b is ln((1 + b)/(1 − b))-private. "
-                                     "Solve for b.")
+                raise ExerciseFailed("the bias is not ε: RR with bias b is "
+                                     "ln((1 + b)/(1 − b))-private, so yours spends about 2ε. "
+                                     f"({where})")
+            if _close(bias, math.tanh(epsilon)):
+                raise ExerciseFailed("your bias gives privacy 2ε: ln((1 + b)/(1 − b)) equals ε "
+                                     f"for a smaller b (a factor 2 was lost). ({where})")
             if _close(bias, (1 + right) / 2):
-                raise ExerciseFailed("you returned P(N_i = 1) = e^ε/(1 + e^ε), not the bias b with "
-                                     "P(N_i = 1) = (1 + b)/2.")
+                raise ExerciseFailed("you returned P(N_i = 1) = e^ε/(1 + e^ε), not the bias b "
+                                     f"with P(N_i = 1) = (1 + b)/2. ({where})")
             if not 0 < bias < 1:
-                raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias is {bias:g}, outside (0, 1). "
-                                     "Solve ln((1 + b)/(1 − b)) = ε for b.")
+                raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias is {bias:g}, outside "
+                                     f"(0, 1). ({where})")
             raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias gives privacy "
-                                 f"{math.log((1 + bias) / (1 - bias)):.4g} (if it is in (0, 1)); it "
-                                 "must give exactly ε.")
+                                 f"{math.log((1 + bias) / (1 - bias)):.4g}; it must give "
+                                 f"exactly ε. ({where})")
         expected = math.sqrt((1 - bias**2) * n) / (2 * bias)
         if _close(std, expected):
             continue
         if _close(std, math.sqrt(n) / (2 * bias)):
-            raise ExerciseFailed("your std misses the factor √(1 − b²): Var M_i = 1 − b².")
+            raise ExerciseFailed("your std misses a factor: Var M_i is 1 − b², not 1, so you "
+                                 f"overstate the error. ({where})")
         if _close(std, (1 - bias**2) * n / (2 * bias)**2):
-            raise ExerciseFailed("you returned the variance; the standard deviation is its square root.")
+            raise ExerciseFailed("you returned the variance; the standard deviation is its "
+                                 f"square root. ({where})")
         if _close(std, math.sqrt(1 - bias**2) * n / (2 * bias)):
             raise ExerciseFailed("your std grows like n; the variance of the sum grows like n, "
-                                 "so the std grows like √n.")
+                                 f"so the std grows like √n. ({where})")
         if _close(std, math.sqrt((1 - bias**2) * n) / bias):
-            raise ExerciseFailed("your std misses the 2 of the aggregator's 1/(2b).")
+            raise ExerciseFailed("your std is twice too large: the aggregator divides the sum "
+                                 f"by 2b, not by b. ({where})")
         raise ExerciseFailed(f"for ε = {epsilon:.3g} and n = {n} your predicted std is off: the "
-                             "estimate is n/2 − Σ M_i/(2b) and Var Σ M_i = (1 − b²) n.")
+                             "estimate is n/2 − Σ M_i/(2b) and the M_i are independent. "
+                             f"({where})")
     fresh = fresh_rng()
     epsilon, n = float(fresh.uniform(0.05, 5.0)), int(fresh.integers(10, 10_000_000))
     answer = call(plan, epsilon, n)
@@ -240,43 +301,72 @@ def exercise_2_4(plan):
 
 
 # ---------------------------------------------------------------- 2.5 the √n law
-def _errors(simulate, bits, bias, trials, rng):
-    return as_numpy_array(call(simulate, bits.copy(), bias, trials, rng=rng),
-                    f"simulate_errors(bits, {bias}, {trials}, rng)", shape=(trials,))
+def _error_law(n0, n1, bias):
+    """The exact law of D = A − B for the error (n/2 − Σ M_i/(2b)) − c of one run, A and B
+    the parties with N_i = 1 among the n0 zeros and the n1 ones: Binomial(n0, p) minus
+    Binomial(n1, p), p = (1 + b)/2. Returns (support, pmf)."""
+    p = (1 + bias) / 2
+    a = stats.binom.pmf(np.arange(n0 + 1), n0, p)
+    b = stats.binom.pmf(np.arange(n1 + 1), n1, p)
+    return np.arange(-n1, n0 + 1), np.convolve(a, b[::-1])
+
+
+_TRIALS = 1_500
 
 
 @exercise("2.5", "Error grows like √n")
 def exercise_2_5(simulate_errors):
     small = (np.arange(60) % 3 == 0).astype(int)
-    expect_uses_rng(simulate_errors, small, 0.5, 20,
-                    convert=lambda e: as_numpy_array(e, "the errors", shape=(20,)))
-    rng = np.random.default_rng(205)
-    trials, bias = 2_000, 0.5
-    # s.e. of a sample std ~ std/sqrt(2 trials) = 1.6 %; 6 s.e. = 9.5 % (the estimate's excess
-    # kurtosis (1 - 6pq)/(pq n), pq = (1 - b^2)/4, is below 0.02 in absolute value here)
-    tol = 6 / math.sqrt(2 * trials)
+    expect_reproducible(simulate_errors, small, 0.5, 20,
+                        convert=lambda e: as_numpy_array(e, "the errors", shape=(20,)))
+    expect_unchanged(simulate_errors, (small, 0.5, 3), ("bits", "bias", "trials"),
+                     "simulate_errors(bits, 0.5, 3, rng)", rng=np.random.default_rng(0))
+    rng = seeded(205)
+    bias = 0.6
     stds = {}
-    for n in (40, 4_000):  # n × 100; (trials, n) arrays of at most 8e6 entries
+    for n in (40, 4_000):
         bits = (np.arange(n) % 4 == 0).astype(int)
-        errors = _errors(simulate_errors, bits, bias, trials, rng)
+        n1 = int(bits.sum())
+        n0 = n - n1
+        where = f"(case: n = {n} with {n1} ones, bias {bias}, {_TRIALS} trials)"
+        errors = as_numpy_array(call(simulate_errors, bits.copy(), bias, _TRIALS, rng=rng),
+                                f"simulate_errors(bits, {bias}, {_TRIALS}, rng)", shape=(_TRIALS,))
         formula = math.sqrt((1 - bias**2) * n) / (2 * bias)
+        stds[n] = float(errors.std())
+        # error = n/2 − c − (2A − n0 − 2B + n1)/(2b): recover D = A − B, an integer
+        support, pmf = _error_law(n0, n1, bias)
+
+        def follows_law(values):   # value = n/2 − n1 − (2D − n0 + n1)/(2b), D = A − B
+            d = ((n / 2 - n1 - values) * 2 * bias + n0 - n1) / 2
+            return bool(np.all(np.abs(d - np.round(d)) < 1e-6)) and _laws.fits_discrete(
+                np.round(d), support, pmf, _laws.ALPHA / 2)
+
+        if follows_law(errors):
+            continue
         if np.all(errors == errors[0]):
-            raise ExerciseFailed("all your trials give the same error: draw fresh noise in every "
-                                 "trial.")
-        if abs(errors.mean() - bits.sum()) < 6 * formula / math.sqrt(trials):
-            raise ExerciseFailed("your values centre on the true count: return the ERRORS "
-                                 "(estimate − true count), not the estimates.")
-        if abs(errors.mean()) > 6 * formula / math.sqrt(trials):
-            raise ExerciseFailed(f"with n = {n} your errors average {errors.mean():.2f}, far from "
-                                 "0: the aggregator n/2 − Σ M_i/(2b) is unbiased, so is yours?")
-        stds[n] = errors.std(ddof=1)
-        if abs(stds[n] / formula - 1) > tol:
-            ratio = stds[n] / formula
-            raise ExerciseFailed(f"with n = {n} and bias {bias} your errors have standard "
-                                 f"deviation {ratio:.2f} times the formula √((1 − b²) n)/(2b). "
-                                 "Check the randomizer and the aggregator (exercises 2.1, 2.2).")
-    growth = stds[4_000] / stds[40]
-    return f"n × 100 multiplies the error by {growth:.1f} ≈ √100 = 10."
+            raise ExerciseFailed("all your trials give the same error: the noise is drawn once "
+                                 "and reused, so the spread of the errors is not measured. "
+                                 f"{where}")
+        if follows_law(errors - n1):
+            raise ExerciseFailed("your values centre on the true count: they are the estimates, "
+                                 f"not the ERRORS (estimate − true count). {where}")
+        if np.all(errors >= 0):
+            raise ExerciseFailed("your errors are never negative: absolute errors, not the "
+                                 f"signed estimate − true count. {where}")
+        if abs(np.mean(errors)) > 6 * formula / math.sqrt(_TRIALS):
+            raise ExerciseFailed(f"your errors average {errors.mean():.2f}, far from 0: the "
+                                 "aggregator is unbiased, so something else than the error of an "
+                                 f"estimate is measured. {where}")
+        ratio = stds[n] / formula
+        if abs(ratio - 1) > 0.1:
+            raise ExerciseFailed(f"your errors have standard deviation {ratio:.2f} times "
+                                 "√((1 − b²) n)/(2b), the spread of randomized response's "
+                                 "errors: the randomizer or the aggregator differs from exercises "
+                                 f"2.1 and 2.2. {where}")
+        raise ExerciseFailed("your errors do not follow the law of randomized response's "
+                             "errors (each error is (n/2 − Σ M_i/(2b)) − c for a fresh "
+                             f"randomization of the same bits). {where}")
+    return f"n × 100 multiplies the error by {stds[4_000] / stds[40]:.1f} ≈ √100 = 10."
 
 
 # ---------------------------------------------------------------- 2.6 local histogram
@@ -288,7 +378,7 @@ def _krr(k, epsilon):
 @exercise("2.6", "A local histogram",
           solved_by=("panpriv_teach.local.DirectEncoding.estimate",))
 def exercise_2_6(estimate_histogram):
-    rng = np.random.default_rng(206)
+    rng = seeded(206)
     for n, k, epsilon in ((2_000, 4, math.log(3)), (500, 7, 2.0), (3_000, 3, 0.5)):
         values = rng.integers(0, k, n)
         p, q = _krr(k, epsilon)
@@ -297,27 +387,32 @@ def exercise_2_6(estimate_histogram):
         other += other >= values
         reports = np.where(keep, values, other)
         counts = np.bincount(reports, minlength=k).astype(float)
-        got = as_numpy_array(call(estimate_histogram, reports.copy(), k, epsilon),
-                       f"estimate_histogram(reports, {k}, {epsilon:.3g})", shape=(k,))
+        where = f"estimate_histogram(<{n} reports>, {k}, {epsilon:.3g})"
+        got = as_numpy_array(expect_unchanged(estimate_histogram, (reports, k, epsilon),
+                                              ("reports", "k", "epsilon"), where),
+                             where, shape=(k,))
         if _close(got, (counts - n * q) / (p - q)):
             continue
         p2 = math.exp(epsilon) / (math.exp(epsilon) + 1)
         mistakes = [
-            (counts, "you returned the raw counts of the reports: they are pulled towards n/k. "
-                     "Undo the randomization: E[C_v] = c_v p + (n − c_v) q."),
-            (counts / (p - q), "you forgot to subtract n·q, the reports that land on v by chance."),
-            (counts - n * q, "you forgot to divide by p − q."),
+            (counts, "you returned the raw counts of the reports: they are pulled towards n/k "
+                     "(biased), the randomization is not undone."),
+            (counts / (p - q), "your counts include the reports that land on v by chance "
+                               "(n·q of them): biased upward."),
+            (counts - n * q, "your counts are not rescaled: a party holding v reports it with "
+                             "probability p, others with q, so the difference p − q shrinks "
+                             "them (biased)."),
             ((counts - n * (1 - p2)) / (2 * p2 - 1), "you used the two-value probabilities "
-             "e^ε/(e^ε + 1); with k values p = e^ε/(e^ε + k − 1) and q = 1/(e^ε + k − 1)."),
-            ((counts - n * q) / p, "divide by p − q, not by p: E[C_v] = c_v (p − q) + n q."),
+             "e^ε/(e^ε + 1): with k values p and q both involve k − 1 (biased)."),
+            ((counts - n * q) / p, "you rescaled by p, but E[C_v] = c_v (p − q) + n q: biased."),
             ((counts - n * (1 - p) / k) / (p - (1 - p) / k), "q is the probability of one "
-             "particular OTHER value: (1 − p)/(k − 1), not (1 − p)/k."),
+             "particular OTHER value, and there are k − 1 of them, not k: biased."),
         ]
         for wrong, diagnosis in mistakes:
             if _close(got, wrong) or _close(got, wrong / n):
-                raise ExerciseFailed(diagnosis)
+                raise ExerciseFailed(f"{diagnosis} ({where})")
         if _close(got * n, (counts - n * q) / (p - q)):
-            raise ExerciseFailed("you returned frequencies; the task asks for counts.")
+            raise ExerciseFailed(f"you returned frequencies; the task asks for counts. ({where})")
         raise ExerciseFailed(f"on {n} reports over k = {k} values with ε = {epsilon:.3g} your "
-                             "counts are off: solve E[C_v] = c_v p + (n − c_v) q for c_v.")
+                             "counts are not unbiased: E[C_v] = c_v p + (n − c_v) q.")
     return "(C_v − n q)/(p − q): an unbiased local histogram."

@@ -1,0 +1,4 @@
+"""Module mutation table (being written)."""
+from checker_testing import Table
+
+table = Table("continual_counting")

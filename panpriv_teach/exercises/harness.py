@@ -258,8 +258,7 @@ class Outcome(NamedTuple):
     """What became of a call of the answer. `kind` is "returned" (`value`: the result, a list
     of them with `repeat`), "not attempted" (the stub's NotImplementedError, `message`),
     "raised" (`error`: the exception's type name, `message`, `where`: the student's line),
-    "timeout", "died" (`message`: what happened to the process running it) or "uses
-    solution" (`message`: the dotted name of the library function it reached)."""
+    "timeout" or "died" (`message`: what happened to the process running it)."""
 
     kind: str
     value: object = None
@@ -373,10 +372,6 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
                                    f"({outcome.message}).")
     if outcome.kind == "raised":
         raise ExerciseFailed(f"{shown} raised {outcome.error}: {outcome.message}{outcome.where}")
-    if outcome.kind == "uses solution":
-        raise ExerciseFailed(f"{shown} uses {outcome.message}, which is what this exercise asks "
-                             "you to write: write it yourself, without calling the library's "
-                             "own version.")
     raise ExerciseFailed(f"calling {shown}{times} {outcome.message}")
 
 
@@ -465,8 +460,9 @@ def exercise(number: str, title: str, seconds: float = 30.0, solved_by: tuple = 
     passed: ...", or the ✗ line and the diagnosis (so Run All carries on);
     `checker(answer, strict=True)` raises ExerciseFailed instead. `checker.verdict(answer)`
     returns the pass message or raises, printing and recording nothing (the grader's way).
-    `solved_by` names (dotted) the library functions that already solve the exercise: an
-    answer that uses them fails when graded (`panpriv_teach.classroom`). `checker.answer` is
+    `solved_by` names (dotted) the library functions that already solve the exercise: when
+    graded (`panpriv_teach.classroom`), they are absent from the library the answer runs
+    with, and an answer whose cells name them fails. `checker.answer` is
     the name of the checker's parameter: the name the exercise asks the answer to have.
     Decorating also gives the checker's module its `summary()` (see `summary_of`)."""
 

@@ -76,13 +76,13 @@ def test_every_checker_is_checked_in_its_notebook_under_its_parameter_name(noteb
 # Answers that are exact functions of a few numbers: each checker adds a case drawn at check
 # time, so a table of the answers to its fixed (seeded, readable) cases cannot pass.
 def _correct_answers():
-    from test_checkers_continual_counting import cum_noise_scale, cum_variance
-    from test_checkers_density import bit_privacy_loss, roth_m, where_claim_fails
-    from test_checkers_dp_basics import sensitivities
-    from test_checkers_lower_bounds import packing_bound
-    from test_checkers_ppcum import claim, erased_after
-    from test_checkers_randomized_response import plan
-    from test_checkers_sketches import pick_h_and_c
+    from checker_tables.continual_counting import cum_noise_scale, cum_variance
+    from checker_tables.density import bit_privacy_loss, roth_m, where_claim_fails
+    from checker_tables.dp_basics import sensitivities
+    from checker_tables.lower_bounds import packing_bound
+    from checker_tables.ppcum import claim, erased_after
+    from checker_tables.randomized_response import plan
+    from checker_tables.sketches import pick_h_and_c
     from panpriv_teach.counters import dyadic_intervals
     from panpriv_teach.exercises import (continual_counting, density, dp_basics, lower_bounds, ppcum,
                                          randomized_response, sketches)

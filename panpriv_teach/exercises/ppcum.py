@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
-from panpriv_teach.exercises._answers import as_real, fresh_rng, looked_up
+from panpriv_teach.exercises._answers import as_real, fresh_rng, looked_up, seeded
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise
 from panpriv_teach.ppcum import ppcum_view
 
@@ -51,17 +51,23 @@ def exercise_5_1(erased_after):
         if straddle:
             raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(straddle)}, which "
                                  "meets [1, t] but sticks out past t: PPCum still needs its noise "
-                                 "for a later release. Erase only I ⊆ [1, t].")
+                                 "for a later release.")
+        if got - right and all(I[0] > t for I in got):
+            raise ExerciseFailed(f"after step {t} of T = {T} you list the nodes that do not "
+                                 "intersect [1, t]: those are the nodes PPCum KEEPS (the reading "
+                                 "of the proof of Theorem 5.1), not the ones it erased.")
         if got - right:
             raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(got - right)}, which "
-                                 "lies entirely in the future.")
+                                 "lies entirely in the future: its noise is still needed for "
+                                 "later releases.")
         if got == {I for I in right if I[1] == t} and got != right:
             raise ExerciseFailed(f"after step {t} of T = {T} you list only the nodes erased AT "
                                  "step t; the question asks for everything erased by then (all "
                                  "I ⊆ [1, t]).")
         if got != right:
             raise ExerciseFailed(f"after step {t} of T = {T} you forget {_fmt(right - got)}: "
-                                 "every node inside [1, t] has been erased by then.")
+                                 "every node inside [1, t] has been erased by then, and noise "
+                                 "left in memory shows the intruder more than PPCum allows.")
     T = 2 ** int(fresh_rng().integers(5, 11))
     t = int(fresh_rng().integers(1, T + 1))
     try:
@@ -80,7 +86,7 @@ def _random_noise(T, rng):
 
 @exercise("5.2", "The view after step t", solved_by=("panpriv_teach.ppcum.ppcum_view",))
 def exercise_5_2(view_after):
-    rng = np.random.default_rng(52)
+    rng = seeded(52)
     for T in (4, 8):
         for trial in range(4):
             x = [int(v) for v in rng.integers(0, 2, T)]
@@ -101,20 +107,21 @@ def exercise_5_2(view_after):
                                      f"{releases.size}.")
             X = as_real(X, "X")
             if abs(X - sum(x[:t])) < 1e-9 and abs(N) > 1e-6:
-                raise ExerciseFailed("your X is the exact count: X starts at N (X = N, then "
-                                     "x_t is added), which is what protects the memory.")
+                raise ExerciseFailed("your X is the exact count x_1 + ... + x_t: an intruder who "
+                                     "reads the memory learns the count (no pan-privacy); "
+                                     "PPCum's X hides it behind the noise N.")
             if abs(X - right["memory"]["X"]) > 1e-9:
                 raise ExerciseFailed(f"on x = {x[:t]} your X is wrong: after step t it is "
                                      "N + x_1 + ... + x_t.")
             if not np.allclose(releases, right["releases"], atol=1e-9):
                 missing_N = np.allclose(releases + N, right["releases"], atol=1e-9)
                 if missing_N:
-                    raise ExerciseFailed("every release should contain N (release = X + the "
-                                         "node noises, and X includes N).")
+                    raise ExerciseFailed("your releases lack N: each release is built from X, "
+                                         "which includes N.")
                 i = int(np.argmax(~np.isclose(releases, right["releases"], atol=1e-9)))
                 raise ExerciseFailed(f"on x = {x[:t]} your release at step {i + 1} is wrong: "
-                                     "it is X + the sum of N_I over the nodes I that contain "
-                                     "the step (every level except the root).")
+                                     "its noise is not the noise of the nodes that contain the "
+                                     "step, so it is not the view Theorem 5.1 protects.")
             if not isinstance(kept, dict):
                 raise ExerciseFailed(f"kept should be a dict node -> noise, got {type(kept).__name__}.")
             kept_nodes = _nodes(kept.keys(), "kept")
@@ -129,14 +136,15 @@ def exercise_5_2(view_after):
                                      "t is still needed, so its noise is kept.")
             for I in right_nodes:
                 if abs(as_real(kept[I], f"kept[{I}]") - N_I[I]) > 1e-12:
-                    raise ExerciseFailed(f"kept[{I}] should be the noise N_I itself.")
+                    raise ExerciseFailed(f"kept[{I}] is not the noise N_I you were given: the "
+                                         "memory holds the noise itself, unchanged.")
     return "releases, X and the kept noise match PPCum's memory exactly."
 
 
 # ---------------------------------------------------------------- 5.3 the coupling
 @exercise("5.3", "Theorem 5.1's coupling shift", solved_by=("panpriv_teach.ppcum.coupling_shift",))
 def exercise_5_3(coupling):
-    rng = np.random.default_rng(53)
+    rng = seeded(53)
     for T in (4, 8, 16):
         for j in range(1, T + 1):
             shift = call(coupling, j, T)
@@ -147,19 +155,21 @@ def exercise_5_3(coupling):
                 raise ExerciseFailed("there is no root noise to shift.")
             v_N = as_real(shift["N"], 'shift["N"]')
             if v_N == 1.0:
-                raise ExerciseFailed("shift N the other way: x'_j = x_j + 1 must be cancelled, "
-                                     "so N' = N - 1.")
+                raise ExerciseFailed("your shift of N goes the wrong way: it adds to x'_j's +1 "
+                                     "instead of cancelling it, so X differs between the two "
+                                     "streams.")
             nodes = {I: as_real(v, f"shift[{I}]") for I, v in shift.items() if I != "N"}
             unknown = [I for I in nodes if I not in set(tree_nodes(T))]
             if unknown:
                 raise ExerciseFailed(f"{unknown[0]} is not a node of the tree for T = {T}.")
             if j < T and set(nodes) == set(dyadic_intervals(j, T)):
                 raise ExerciseFailed(f"for j = {j} you shift the nodes of [1, j]; the releases "
-                                     "from step j on already contain the change of x_j, only "
-                                     "those before j need +1: use [1, j - 1].")
-            if set(nodes) == set(nodes_containing(j, T)):
-                raise ExerciseFailed("you shift the nodes that contain j; shift the nodes whose "
-                                     "union is [1, j - 1] (releases before j).")
+                                     "from step j on already contain the change of x_j, so "
+                                     "shifting them too breaks the coupling at step j.")
+            if set(nodes) and set(nodes) == set(nodes_containing(j, T)):
+                raise ExerciseFailed("you shift the nodes that contain j: those are in the "
+                                     "releases from j on (already cancelled by N), and the "
+                                     "releases before j are left unshifted.")
             N, N_I = _random_noise(T, rng)
             x = rng.integers(0, 2, T)
             x[j - 1] = 0
@@ -173,13 +183,13 @@ def exercise_5_3(coupling):
                         and abs(a["memory"]["X"] - b["memory"]["X"]) < 1e-9
                         and a["memory"]["N_I"] == b["memory"]["N_I"]):
                     raise ExerciseFailed(f"for T = {T}, j = {j}: with your shift the views after "
-                                         f"step {t} differ. Every release before j needs +1 from "
-                                         "the nodes, every release from j on needs 0, and kept "
-                                         "noise must not move.")
+                                         f"step {t} differ (releases, X or the kept noise), so "
+                                         "the coupling does not prove privacy.")
             cost = abs(v_N) + sum(abs(v) for v in nodes.values())
             if cost > tree_levels(T) + 1 + 1e-9:
                 raise ExerciseFailed(f"for T = {T}, j = {j} your shift is valid but costs "
-                                     f"{cost:g} > log T + 1: use the dyadic decomposition.")
+                                     f"{cost:g} > log T + 1: the privacy it proves is worse "
+                                     "than Theorem 5.1's.")
     return "the shifted noise gives identical views, at a cost of at most log T + 1."
 
 
@@ -199,11 +209,16 @@ def exercise_5_4(claim):
                                      "the Fraction eps you are given (no floats), so the check "
                                      "is exact.")
         if answer["first"] == half + eps**2:
-            raise ExerciseFailed("first appearance: 1/2 P_D+ + 1/2 P_D- = 1/2 + eps^2/2, not "
-                                 "1/2 + eps^2: average the two coins, do not add their biases.")
+            raise ExerciseFailed("first appearance: your probability adds the two coins' "
+                                 "biases; the bit is 0 or 1 with probability 1/2 each, so the "
+                                 "coins are averaged.")
         if answer["repeat"] == right["first"]:
-            raise ExerciseFailed("repeat appearance: the bit was redrawn from D1 (P(1) = 1/2 + "
-                                 "eps/4), not D0, at the previous appearance.")
+            raise ExerciseFailed("repeat appearance: you conditioned on a bit from D0, but the "
+                                 "bit was redrawn from D1 at the previous appearance.")
+        if answer["first"] == half:
+            raise ExerciseFailed("first appearance: your P(y = 1) is 1/2, as if a first "
+                                 "appearance left no trace; then Fig 3 could not estimate the "
+                                 "density (accuracy).")
         for key in right:
             if answer[key] != right[key]:
                 raise ExerciseFailed(f"for eps = {eps}, P(y = 1) in case \"{key}\" is not "
@@ -221,7 +236,7 @@ def exercise_5_4(claim):
 # ---------------------------------------------------------------- 5.5 unbiased estimator
 @exercise("5.5", "An unbiased continual density estimate")
 def exercise_5_5(estimate):
-    rng = np.random.default_rng(55)
+    rng = seeded(55)
     for trial in range(30):
         m = int(rng.integers(10, 2000))
         eps = float(rng.uniform(0.05, 0.4))
@@ -233,15 +248,21 @@ def exercise_5_5(estimate):
         if math.isclose(got, right, rel_tol=1e-9, abs_tol=1e-12):
             continue
         if k and math.isclose(got, right / 2, rel_tol=1e-9):
-            raise ExerciseFailed("your estimate is half the density: that is the proof sketch's "
-                                 "(ocount - t/2)/eps^2. Each first appearance adds eps^2/2, not "
-                                 "eps^2, to E[ocount].")
+            raise ExerciseFailed("your estimate is half the density, as the proof sketch's "
+                                 "(ocount − t/2)/ε² gives: each first appearance adds ε²/2, not "
+                                 "ε², to E[ocount], so it is biased.")
         if k and math.isclose(got, right * m, rel_tol=1e-9):
-            raise ExerciseFailed("you return the number of representatives seen, not a fraction: "
-                                 "divide by m.")
+            raise ExerciseFailed("you return the number of representatives seen, not the "
+                                 "density, a fraction of m.")
         if math.isclose(got, (expected_ocount / (m * eps**2 / 2)), rel_tol=1e-9):
-            raise ExerciseFailed("subtract t/2 first: the fair coins contribute t/2 to ocount on "
-                                 "average.")
+            raise ExerciseFailed("your estimate counts the t/2 ones that the fair coins "
+                                 "contribute to ocount on average: it is biased upward.")
+        if k and math.isclose(got, -right, rel_tol=1e-9):
+            raise ExerciseFailed("your estimate has the wrong sign: more ones in ocount mean "
+                                 "more representatives seen.")
+        if k and math.isclose(got, right * eps, rel_tol=1e-9):
+            raise ExerciseFailed("your estimate divides by ε, not ε²: each first appearance "
+                                 "moves E[ocount] by ε²/2, so it is biased.")
         raise ExerciseFailed(f"with E[ocount] = t/2 + (eps^2/2) k for k = {k} representatives "
                              f"seen out of m = {m}, your estimate is {got:.6g}, not the fraction "
                              "k/m. Solve E[ocount] for k/m.")

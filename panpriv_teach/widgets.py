@@ -30,7 +30,8 @@ _NOTICE_HTML = (
     "<style>.panpriv-dead-notice{display:none!important}"
     ".panpriv-dead-notice.jupyter-widgets-disconnected{display:block!important;height:auto;"
     "margin:4px 0;padding:6px 10px;border-left:4px solid #C44E52;background:#FBEAEA;"
-    "color:#1a1a1a;font-size:14px;line-height:1.4}</style>"
+    "color:#1a1a1a;font-size:14px;line-height:1.4}"
+    ".panpriv-dead-notice.jupyter-widgets-disconnected::before{display:none}</style>"
     f"<b>{DEAD_NOTICE}.</b> Its kernel is gone (restarted, shut down, or the notebook was "
     "reopened): the controls move, the figure does not.")
 

@@ -3,8 +3,10 @@
 Students never write in `exercises/` (the generated handout): they work in their own
 copies `my_work/NN_topic.ipynb`, made on first use and never overwritten by any command.
 `lab` opens JupyterLab on the course with the course's environment first on PATH (so its
-terminals run the course's `python` and `pytest`), without the news pop-up, at the
-welcome lecture.
+terminals run the course's `python` and `pytest`, and no variable of `make` leaks into them),
+without the news pop-up, at the welcome lecture, with lectures/ read-only (see
+`panpriv_teach.classroom.lab_contents`: opening, running and closing a lecture never changes
+it; a run is kept with File › Save As… in my_work/).
 """
 from __future__ import annotations
 
@@ -19,16 +21,21 @@ WELCOME = "lectures/00_welcome.ipynb"
 
 # Defaults for JupyterLab's settings, installed in the environment's own settings folder
 # (overrides.d): the user's settings still win over them.
-# Widget state is saved with the notebook, so a figure still shows after the server restarts.
+# Widget state is not saved with notebooks: with it on, the widget manager marks a notebook
+# modified as soon as it opens (before any cell runs). A stored notebook opened again shows
+# each interactive figure's stored picture; a panel whose kernel is gone says so.
 _LAB_DEFAULTS = {"@jupyterlab/apputils-extension:notification":
                  {"fetchNews": "false", "checkForUpdates": False},
-                 "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}
+                 "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": False}}
 _LAB_FLAGS = ["--LabApp.news_url=None",
               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+# A config folder of its own, on JUPYTER_CONFIG_PATH (below the user's ~/.jupyter, above
+# the environment's): lectures/ is read-only (lab_contents.CourseContentsManager), and
 # nbgrader (an instructor's tool, installed with the test tools) stays out of the students'
-# JupyterLab: no Nbgrader menu, Validate button or Create Assignment panel. A config folder
-# of its own, on JUPYTER_CONFIG_PATH: below the user's ~/.jupyter, above the environment's.
-_STUDENT_CONFIG = {
+# JupyterLab: no Nbgrader menu, Validate button or Create Assignment panel.
+CONTENTS_MANAGER = "panpriv_teach.classroom.lab_contents.CourseContentsManager"
+_STUDENT_CONFIG = {   # (a .d folder holds extension switches only, not other settings)
+    "jupyter_server_config.json": {"ServerApp": {"contents_manager_class": CONTENTS_MANAGER}},
     "jupyter_server_config.d/panpriv-teach.json": {"ServerApp": {"jpserver_extensions": {
         f"nbgrader.server_extensions.{name}": False
         for name in ("formgrader", "validate_assignment", "assignment_list", "course_list")}}},
@@ -65,8 +72,8 @@ def modules(course=".") -> list:
 
 
 def install_lab_defaults(settings_dir=None) -> Path:
-    """Write the course's JupyterLab defaults (no news, no update check, widget state saved) as an
-    overrides.d file of the environment's app settings folder; return its path."""
+    """Write the course's JupyterLab defaults (no news, no update check, widget state not
+    saved) as an overrides.d file of the environment's app settings folder; return its path."""
     if settings_dir is None:
         from jupyterlab.commands import get_app_dir
         settings_dir = Path(get_app_dir()) / "settings"
@@ -91,10 +98,17 @@ def install_student_config() -> Path:
     return folder
 
 
+# What `make` puts in its recipes' environment. `make lab` would pass it on to JupyterLab's
+# terminals, where every `make` would then print "make[1]: Entering directory ...".
+MAKE_VARIABLES = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKE_TERMOUT",
+                  "MAKE_TERMERR")
+
+
 def course_environment(env=None) -> dict:
     """`env` (default os.environ) with this Python's environment activated: its scripts
-    folder first on PATH and VIRTUAL_ENV set, as `source .venv/bin/activate` does."""
-    env = dict(os.environ if env is None else env)
+    folder first on PATH and VIRTUAL_ENV set, as `source .venv/bin/activate` does; without
+    the variables `make` sets for its recipes (MAKE_VARIABLES)."""
+    env = {k: v for k, v in (os.environ if env is None else env).items() if k not in MAKE_VARIABLES}
     scripts = str(Path(sys.executable).parent)
     parts = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != scripts]
     env["PATH"] = os.pathsep.join([scripts, *parts])

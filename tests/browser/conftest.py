@@ -1,11 +1,13 @@
 """Fixtures for the real-browser tests: a private JupyterLab server and headless Chromium.
 
-* `lab_server` (module scope) starts `python -m jupyterlab` with the venv's Python on
-  127.0.0.1, a free port and a random token, in JupyterLab's DEFAULT configuration: a fresh,
-  empty settings directory but for the news pop-up switched off as `make lab` does (windowed
-  notebook, autosave, trust: all as a user has them), fresh workspaces, config, runtime and
-  IPython dirs. Its root is a temporary copy of LAB_ROOT/lectures, so that saving (or
-  autosave) never writes to the repository. It shuts the kernels down through the REST API,
+* `lab_server` (module scope) starts JupyterLab as `make lab` does: the launcher's own
+  command line (`panpriv_teach.classroom.workspace.lab_command`), environment, students'
+  config folder (lectures/ read-only, no nbgrader) and settings defaults (no news pop-up,
+  widget state not saved), with the venv's Python on 127.0.0.1, a free port and a random
+  token, and otherwise JupyterLab's defaults (windowed notebook, autosave, trust: as a user
+  has them) in fresh settings, workspaces, config, runtime and IPython dirs. Its root is a
+  temporary copy of LAB_ROOT/lectures (under lectures/, read-only as in the course), so
+  nothing can ever write to the repository. It shuts the kernels down through the REST API,
   then stops the server by the PID of that Python process (terminate, then kill), then kills
   any kernel still alive.
 * `browser_context` (module scope) is a persistent Chromium context on a fresh profile, using
@@ -26,7 +28,6 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from panpriv_teach.classroom import workspace          # the launcher of `make lab`
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LAB_ROOT = Path(os.environ.get("PANPRIV_BROWSER_ROOT") or REPO_ROOT).resolve()
@@ -50,15 +53,6 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 SERVER_READY_TIMEOUT_S = 60
 SERVER_STOP_TIMEOUT_S = 10
-
-# The only setting written to the server's fresh user_settings_dir: no news pop-up, no
-# update check (they would cover the page), as `make lab` does. Nothing else: the test sees
-# JupyterLab as a user does (windowing mode, autosave and trust at their defaults).
-LAB_SETTINGS = {   # the defaults `make lab` installs (panpriv_teach.classroom.workspace._LAB_DEFAULTS)
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-        {"fetchNews": "false", "checkForUpdates": False},
-    "@jupyter-widgets/jupyterlab-manager/plugin.jupyterlab-settings": {"saveState": True},
-}
 
 # ---------------------------------------------------------------- which notebooks
 
@@ -189,20 +183,18 @@ class LabServer:
 
     # -- life cycle
     def _command(self) -> list[str]:
+        """`make lab`'s command line, with this test's port, token and fresh folders."""
         settings, workspaces = self.workdir / "settings", self.workdir / "workspaces"
-        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
-               "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
-               f"--ServerApp.token={self.token}", f"--ServerApp.root_dir={self.root}",
-               "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={workspaces}",
-               "--LabApp.expose_app_in_browser=True"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-root")
-        return cmd
+        return workspace.lab_command(self.root, [
+            "--no-browser", "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
+            f"--ServerApp.token={self.token}", f"--LabApp.user_settings_dir={settings}",
+            f"--LabApp.workspaces_dir={workspaces}", "--LabApp.expose_app_in_browser=True"])
 
     def _env(self) -> dict:
-        env = os.environ.copy()
+        """`make lab`'s environment (the course's, with its students' config folder)."""
+        workspace.install_lab_defaults()
+        env = workspace.course_environment()
+        env["JUPYTER_CONFIG_PATH"] = str(workspace.install_student_config())
         env.pop("MPLBACKEND", None)  # Agg would drop the inline figures
         for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
                          ("JUPYTER_DATA_DIR", "data"), ("IPYTHONDIR", "ipython")):
@@ -211,11 +203,8 @@ class LabServer:
         return env
 
     def start(self, attempts: int = 3) -> None:
-        for rel, value in LAB_SETTINGS.items():
-            target = self.workdir / "settings" / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(value))
-        (self.workdir / "workspaces").mkdir(parents=True, exist_ok=True)
+        for folder in ("settings", "workspaces"):
+            (self.workdir / folder).mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         for attempt in range(1, attempts + 1):
             self.port, self.token = _free_port(), secrets.token_hex(24)

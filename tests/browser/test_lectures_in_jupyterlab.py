@@ -1,22 +1,33 @@
 """Every lecture with widgets, in JupyterLab as a user has it, in a real (headless) Chromium.
 
-JupyterLab runs with its default settings (fresh settings directory; only the news pop-up is
-off, as `make lab` does) on a temporary copy of lectures/. For each lecture notebook that
-uses ipywidgets:
+JupyterLab runs as `make lab` starts it (its command line, environment, config and settings
+defaults; otherwise JupyterLab's defaults, autosave on) on a temporary copy of lectures/. For
+each lecture notebook that uses ipywidgets:
 
 1. opened as stored, before any kernel has run, every widget cell shows a picture drawn at a
    non-zero size on screen (its default figure), never the widget's text repr or an error;
+   the notebook is read-only (its toolbar says so, it cannot be saved) and not modified;
+   closed, it asks nothing (no "Save changes?"), and it opens again;
 2. Run > Run All Cells, clicked in the menu, runs without an error;
 3. every interactive figure, scrolled into view, is drawn at a non-zero size on screen (its
-   bounding box, not its natural size);
+   bounding box, not its natural size) and at its picture's own size (not stretched), and
+   its "run this cell" notice is hidden;
 4. each slider of each figure, moved by six arrow-key steps (away, back, ...), changes its
    readout and the picture (the pixels, not only the image's URL), still drawn at a non-zero
    size; the median key-press-to-new-image time per slider (timed in the page; the first
    step is a warm-up) is printed and merged into test-artifacts/browser_redraw_times.json
    (read by benchmarks/bench_widgets.py);
-5. saved, closed and reopened, every figure is on screen again at a non-zero size;
-6. the page's console showed no error, from the first step to the last.
+5. after a kernel restart, every interactive figure says "Run this cell to make the figure
+   live", visibly, in the panel;
+6. closed after the run, JupyterLab offers "Save as", not "Save" (the test discards);
+   reopened, every widget cell shows its stored picture on screen and no controls;
+7. the page's console showed no error, from the first step to the last, and the lecture's
+   file is byte for byte as it was, with no new file beside it (git status stays clean).
 A screenshot goes to test-artifacts/browser/<lecture>.png (on failure too).
+Also here: the server refuses, through its REST API, to write a lecture (saying how to keep a
+run) and serves widget settings with saveState off; and at a 1280 px wide window with the
+file browser open, lines of tests/test_line_lengths.py's LINE_LIMIT characters fit a code
+cell and an output area.
 
 Run alone:  .venv/bin/python -m pytest tests/browser -s
 Fixtures, skip rules and the development override PANPRIV_BROWSER_ROOT: see conftest.py.
@@ -25,15 +36,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import fcntl
+import importlib.util
 import json
 import os
 import statistics
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import ARTIFACTS_DIR, require_browser
+from panpriv_teach.widgets import DEAD_NOTICE
+
+from .conftest import ARTIFACTS_DIR, REPO_ROOT, require_browser
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +62,8 @@ PRESSES = 6                 # arrow-key steps per slider: the first warms up, th
 POLL_MS = 50                # how often the test checks the page (redraws are timed in the page)
 REDRAW_TIMES_JSON = ARTIFACTS_DIR / "browser_redraw_times.json"
 SCREENSHOT_DIR = ARTIFACTS_DIR / "browser"
+DIALOG_TIMEOUT_S = 10
+RESTART_CANCELLED = "Canceled future for"      # what a kernel restart does to requests in flight
 
 # ------------------------------------------------------------------ in-page helpers
 
@@ -192,14 +210,34 @@ FIGURES_JS = """async () => {
     }
     const sliders = area.querySelectorAll('.widget-slider').length;
     const isFigure = sliders > 0 && area.querySelector('.jupyter-widgets img');
+    const n = area.querySelector('.panpriv-dead-notice');
+    if (n) { n.scrollIntoView({block: 'center'}); await frames(); }
+    const notice = n ? {height: Math.round(n.getBoundingClientRect().height),
+                        text: n.innerText.replace(/\\s+/g, ' ').trim().slice(0, 120)} : null;
     if (isFigure) area.setAttribute('data-bt-figure', String(k++));
     const text = (area.innerText || '').includes('VBox(') || (area.innerText || '').includes('Error displaying widget')
       ? area.innerText.slice(0, 200) : null;
-    cellsOut.push({cell: i + 1, views, figure: isFigure ? k - 1 : null, sliders, images, text,
+    cellsOut.push({cell: i + 1, views, figure: isFigure ? k - 1 : null, sliders, images, text, notice,
                    rendered: area.querySelectorAll('.jupyter-widgets').length});
   }
   return cellsOut;
 }"""
+
+# The notebook's document: modified (the ● on its tab), savable, and the toolbar's read-only sign.
+DOCUMENT_JS = """() => {
+  const panel = window.__bt.panel;
+  return {dirty: panel.context.model.dirty, canSave: panel.context.canSave,
+          writable: panel.context.contentsModel && panel.context.contentsModel.writable,
+          readOnlySign: !!panel.node.querySelector('[data-jp-item-name="read-only-indicator"]'),
+          tabModified: panel.title.className.includes('jp-mod-dirty')};
+}"""
+
+# Close the notebook (as its tab's close button does); true once it is gone.
+CLOSE_JS = """() => { window.__bt.panel.close(); }"""
+CLOSED_JS = """() => window.__bt.panel.isDisposed"""
+DIALOG_JS = """() => { const d = document.querySelector('.jp-Dialog');
+  return d ? {text: d.innerText.replace(/\\s+/g, ' ').trim(),
+              buttons: [...d.querySelectorAll('.jp-Dialog-button')].map(b => b.innerText.trim())} : null; }"""
 
 # Slider `k` of figure `f`: remember its readout and the figure's pictures.
 SNAP_JS = """([f, k]) => {
@@ -301,6 +339,61 @@ def _not_drawn(cells: list[dict], figures_only: bool) -> list[str]:
     return problems
 
 
+def _stretched(cells: list[dict]) -> list[str]:
+    """Pictures of interactive figures not drawn at their own size (one CSS pixel per pixel)."""
+    return [f"cell {c['cell']}: a {image['natural']} px picture drawn {image['width']} px wide"
+            for c in cells if c["figure"] is not None for image in c["images"]
+            if abs(image["width"] - image["natural"]) > 1]
+
+
+def _notices(cells: list[dict], shown: bool, expected: int = 1) -> list[str]:
+    """Interactive figures whose "run this cell" notice is not as expected (shown or hidden),
+    or a complaint when fewer than `expected` interactive figures are on the page."""
+    found = sum(c["figure"] is not None for c in cells)
+    wrong = [f"{found} interactive figures on the page, expected {expected}"] if found < expected else []
+    for c in cells:
+        if c["figure"] is None:
+            continue
+        notice = c["notice"] or {"height": 0, "text": "(no notice in the panel)"}
+        visible = notice["height"] > 0 and DEAD_NOTICE in notice["text"]
+        if visible != shown:
+            wrong.append(f"cell {c['cell']}: notice {'hidden' if shown else 'shown'}: {notice}")
+    return wrong
+
+
+def _dialog(page, timeout_s: float):
+    """The dialog JupyterLab shows within timeout_s (its text and buttons), or None."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        dialog = page.evaluate(DIALOG_JS)
+        if dialog:
+            return dialog
+        time.sleep(0.1)
+    return None
+
+
+def _close(page, name: str) -> None:
+    page.evaluate(CLOSE_JS)
+    _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S,
+          lambda: f"{name}: the notebook did not close; dialog: {page.evaluate(DIALOG_JS)}")
+
+
+def _reopen(page, rel: str, name: str) -> None:
+    """Open `rel` again in the same page (its kernel still running), attach INSTALL_JS."""
+    page.evaluate("""async (path) => {   // returns nothing: the widget is too large to serialize back
+        await window.jupyterapp.commands.execute('docmanager:open', {path}); }""", rel)
+    _wait(page, "(rel) => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && "
+                "w.context.path === rel && w.sessionContext.session && w.sessionContext.session.kernel; }",
+          rel, REOPEN_TIMEOUT_S, lambda: f"{name}: the notebook did not reopen with its kernel")
+    assert page.evaluate(INSTALL_JS) == rel
+
+
+def _new_files(folder: Path, before: set) -> list[str]:
+    """Files in `folder` that were not there before, but for git-ignored checkpoints."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and ".ipynb_checkpoints" not in p.parts and p not in before)
+
+
 def _open(page, lab_server, rel: str, idle: str, name: str, workspace: str) -> None:
     """Open `rel` in Lab (its own workspace), wait for `<kernel> | Idle`, attach INSTALL_JS."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -362,6 +455,12 @@ def _console_errors(page) -> str:
     return "\n".join(f"  {e}" for e in page.console_errors)
 
 
+def _no_console_errors(page, name: str) -> None:
+    if page.console_errors:
+        pytest.fail(f"{name}: expected no error in the page's console, got:\n{_console_errors(page)}",
+                    pytrace=False)
+
+
 # ------------------------------------------------------------------ the test
 
 
@@ -376,13 +475,25 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
     kernel_name = stored.get("metadata", {}).get("kernelspec", {}).get("name")
     idle = f"{lab_server.kernel_display_name(kernel_name)} | Idle"
     timings: dict = {"server_start_s": round(lab_server.start_seconds, 2)}
+    served = lab_server.root / rel                      # the copy JupyterLab serves
+    served_bytes, files_before = served.read_bytes(), {p for p in served.parent.rglob("*") if p.is_file()}
     t_test = time.perf_counter()
     try:
-        # 1. the notebook as stored: widget cells show their default figure as a picture
+        # 1. the notebook as stored: widget cells show their default figure as a picture; it
+        #    is read-only and unmodified, and closing it asks nothing
         t0 = time.perf_counter()
         _open(page, lab_server, rel, idle, name, workspace=f"browser-test-{name}")
         timings["kernel_ready_s"] = round(time.perf_counter() - t0, 2)
         _figures_when_drawn(page, name, "as stored, before running", figures_only=False)
+        document = page.evaluate(DOCUMENT_JS)
+        assert document == {"dirty": False, "canSave": False, "writable": False, "readOnlySign": True,
+                            "tabModified": False}, f"{name}: opened, expected a read-only, unmodified " \
+                                                   f"notebook; got {document}"
+        page.evaluate(CLOSE_JS)
+        dialog = _dialog(page, 2)
+        assert dialog is None, f"{name}: closing a lecture only read showed a dialog: {dialog}"
+        _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S, lambda: f"{name}: the notebook did not close")
+        _reopen(page, rel, name)
 
         # 2. Run > Run All Cells, from the menu; wait for every cell and its widgets
         t0 = time.perf_counter()
@@ -401,6 +512,9 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         cells = _figures_when_drawn(page, name, "after Run All", figures_only=True)
         figures = [c for c in cells if c["figure"] is not None]
         timings["widgets_s"] = round(time.perf_counter() - t0, 2)
+        assert not _stretched(cells), f"{name}: pictures not at their own size: {_stretched(cells)}"
+        assert not _notices(cells, shown=False, expected=len(figures)), \
+            f"{name}: live figures: {_notices(cells, shown=False)}"
         panels = sum("".join(c["source"]).count("parameter_panel(") for c in stored["cells"]
                      if c["cell_type"] == "code")
         assert len(figures) >= max(panels, 1), \
@@ -436,23 +550,44 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         timings["redraw_ms"] = redraws
         _screenshot(page, shot)
 
-        # 5. saved, closed and reopened (the kernel still running, as Lab leaves it)
+        # 5. the kernel restarted: every interactive figure says, in its panel, to run its cell
+        #    again (the restart cancels JupyterLab's pending debugger and subshell requests:
+        #    the console says so, and only that is allowed from here on)
+        _no_console_errors(page, name)
+        page.evaluate("async () => { await window.__bt.panel.sessionContext.restartKernel(); }")
+        deadline = time.monotonic() + WIDGETS_TIMEOUT_S
+        while _notices(cells := page.evaluate(FIGURES_JS), shown=True, expected=len(figures)):
+            if time.monotonic() > deadline:
+                pytest.fail(f"{name}: after a kernel restart, expected every interactive figure to say "
+                            f"'{DEAD_NOTICE}'; {_notices(cells, shown=True, expected=len(figures))}",
+                            pytrace=False)
+            time.sleep(0.5)
+        page.evaluate("() => document.querySelector('.panpriv-dead-notice').scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(SCREENSHOT_DIR / f"{name}-restarted.png"))
+
+        # 6. closed after the run: JupyterLab offers "Save as", not "Save" (the lecture is
+        #    read-only); the test discards. Reopened, the lecture shows its stored pictures
+        #    and no controls until it is run again
         t0 = time.perf_counter()
-        page.evaluate("""async () => { const app = window.jupyterapp;
-            await app.commands.execute('docmanager:save'); window.__bt.panel.close(); }""")
-        page.evaluate("""async (path) => {   // returns nothing: the widget is too large to serialize back
-            await window.jupyterapp.commands.execute('docmanager:open', {path}); }""", rel)
-        _wait(page, "(rel) => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && "
-                    "w.context.path === rel && w.sessionContext.session && w.sessionContext.session.kernel; }",
-              rel, REOPEN_TIMEOUT_S, lambda: f"{name}: the saved notebook did not reopen with its kernel")
-        assert page.evaluate(INSTALL_JS) == rel
-        _figures_when_drawn(page, name, "saved, closed and reopened", figures_only=True)
+        page.evaluate(CLOSE_JS)
+        dialog = _dialog(page, DIALOG_TIMEOUT_S)
+        assert dialog and dialog["buttons"][-1] == "Save as" and "Save" not in dialog["buttons"], \
+            f"{name}: closing the run lecture, expected a dialog offering 'Save as' only; got {dialog}"
+        page.locator(".jp-Dialog-button", has_text="Discard").click()
+        _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S, lambda: f"{name}: the notebook did not close")
+        _reopen(page, rel, name)
+        cells = _figures_when_drawn(page, name, "closed and reopened", figures_only=False)
+        controls = [c["cell"] for c in cells if c["sliders"]]
+        assert not controls, f"{name}: reopened, cells {controls} show controls with no figure behind them"
         timings["reopen_s"] = round(time.perf_counter() - t0, 2)
 
-        # 6. nothing went wrong in the page's console
-        if page.console_errors:
-            pytest.fail(f"{name}: expected no error in the page's console, got:\n{_console_errors(page)}",
-                        pytrace=False)
+        # 7. nothing went wrong in the page's console; the lecture is as it was
+        page.console_errors[:] = [e for e in page.console_errors if RESTART_CANCELLED not in e]
+        _no_console_errors(page, name)
+        assert served.read_bytes() == served_bytes, \
+            f"{name}: the lecture's file changed while it was opened, run and closed"
+        assert not _new_files(served.parent, files_before), \
+            f"{name}: new files beside the lectures: {_new_files(served.parent, files_before)}"
     except BaseException:
         _screenshot(page, shot)
         print(f"{name}: screenshot of the failure in {shot}; console errors:\n{_console_errors(page)}")
@@ -464,3 +599,78 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
     timings["measured_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     _record_times(name, timings)
     print(f"{name}: {json.dumps(timings)}; screenshot {shot}")
+
+
+# ------------------------------------------------------------------ the server and the screen
+
+
+def test_make_lab_serves_the_lectures_read_only_and_saves_no_widget_state(request):
+    """Through JupyterLab's REST API, as any client (autosave included) writes: a lecture is
+    served as not writable, writing it is refused with a message that says how to keep a run,
+    and the widget manager's saveState is off (it would mark every notebook modified on open)."""
+    require_browser()
+    lab_server = request.getfixturevalue("lab_server")
+    rel = f"lectures/{sorted(p.name for p in (lab_server.root / 'lectures').glob('*.ipynb'))[0]}"
+    model = lab_server.api("GET", f"/api/contents/{rel}")
+    assert model["writable"] is False
+    put = urllib.request.Request(f"{lab_server.base_url}/api/contents/{rel}", method="PUT",
+                                 data=json.dumps({"type": "notebook", "format": "json",
+                                                  "content": model["content"]}).encode(),
+                                 headers={"Authorization": f"token {lab_server.token}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(put, timeout=10)
+    assert refused.value.code == 403
+    assert "File › Save As… and save it in my_work/" in json.loads(refused.value.read())["message"]
+    settings = lab_server.api("GET", "/lab/api/settings/@jupyter-widgets/jupyterlab-manager:plugin")
+    assert json.loads(settings["raw"] or "{}").get("saveState") is None          # the user chose nothing
+    assert settings["schema"]["properties"]["saveState"]["default"] is False       # make lab's default
+
+
+def _line_limit() -> int:
+    spec = importlib.util.spec_from_file_location("line_lengths", REPO_ROOT / "tests" / "test_line_lengths.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.LINE_LIMIT
+
+
+# How many characters of the notebook's monospace font fit the first text output and the first
+# code editor, and how wide the file browser is.
+FIT_JS = """() => {
+  const pre = document.querySelector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"] pre');
+  const editor = document.querySelector('.jp-CodeCell .cm-content');
+  const fit = (node) => {
+    const probe = document.createElement('span');
+    probe.textContent = '0'.repeat(100);
+    probe.style.font = getComputedStyle(node).font;
+    probe.style.whiteSpace = 'pre';
+    document.body.appendChild(probe);
+    const width = probe.getBoundingClientRect().width / 100;
+    probe.remove();
+    const style = getComputedStyle(node);
+    const inner = node.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return {chars: Math.floor(inner / width), px: Math.round(inner), charPx: width, font: style.font};
+  };
+  const browser = document.querySelector('#filebrowser');
+  return {output: pre ? fit(pre) : null, code: editor ? fit(editor) : null,
+          fileBrowser: browser ? Math.round(browser.getBoundingClientRect().width) : 0};
+}"""
+
+
+def test_lines_of_the_line_limit_fit_jupyterlab_at_1280px_with_the_file_browser_open(request):
+    """Measured once per run: what tests/test_line_lengths.py's rule assumes."""
+    require_browser()
+    lab_server = request.getfixturevalue("lab_server")
+    page = request.getfixturevalue("page")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    with_output = next(p for p in sorted((lab_server.root / "lectures").glob("*.ipynb"))
+                       if '"name": "stdout"' in p.read_text(encoding="utf-8"))
+    page.goto(lab_server.url(f"lectures/{with_output.name}", workspace="browser-test-width"))
+    page.wait_for_selector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"] pre',
+                           timeout=KERNEL_READY_TIMEOUT_S * 1000)
+    fits = page.evaluate(FIT_JS)
+    print(f"\nat 1280 px with the file browser open ({fits['fileBrowser']} px): {fits}")
+    limit = _line_limit()
+    assert fits["fileBrowser"] > 0, "the file browser is not open"
+    assert fits["output"]["chars"] >= limit and fits["code"]["chars"] >= limit, \
+        f"lines of {limit} characters do not fit at 1280 px: {fits}"
+    lab_server.shutdown_kernels()

@@ -58,8 +58,8 @@ def packing_streams(T, w) -> np.ndarray:
     """The packing of Local-mechanisms notes, §2: k = ⌊T/w⌋ + 1 streams of length T, as a (k, T) 0/1 array.
 
     Row 0 is the all-zero stream x⁰; row i (1 <= i <= ⌊T/w⌋) is x^i, ones exactly in block i
-    (time steps (i − 1)w + 1 .. iL). The Local-mechanisms notes' block length is w = 2a. Every x^i is at
-    distance w from x⁰ and 2L from x^j (j ≠ i).
+    (time steps (i − 1)w + 1 .. iw). The Local-mechanisms notes' block length is w = 2a. Every x^i is at
+    distance w from x⁰ and 2w from x^j (j ≠ i).
     """
     T, w, k = _blocks(T, w)
     streams = np.zeros((k + 1, T), dtype=np.int64)
@@ -70,7 +70,7 @@ def packing_streams(T, w) -> np.ndarray:
 
 @_renamed(n="T", L="w")
 def packing_checkpoints(T, w) -> np.ndarray:
-    """The times t = w, 2L, ..., ⌊T/w⌋·w (1-based) at which the events T_i look."""
+    """The times t = w, 2w, ..., ⌊T/w⌋·w (1-based) at which the events T_i look."""
     T, w, k = _blocks(T, w)
     return w * np.arange(1, k + 1)
 
@@ -105,9 +105,9 @@ def packing_condition(T, w, epsilon, p=0.5, base="zero") -> float:
 
     Suppose an ε-DP counter has error < w/2 at every step with probability >= p on every
     input. Then P[M(x^i) ∈ T_i] >= p. With base="zero" (our version), x^i is at distance w
-    from x⁰, so group privacy gives P[M(x⁰) ∈ T_i] >= e^(−εL)·p, and with P[M(x⁰) ∈ T_0]
-    >= p the disjoint events give p·(1 + k·e^(−εL)) <= 1. With base="first" (the Local-mechanisms notes'
-    version, comparing with x¹ at distance 2L = 4a): p·(1 + (k − 1)·e^(−2εL)) <= 1.
+    from x⁰, so group privacy gives P[M(x⁰) ∈ T_i] >= e^(−εw)·p, and with P[M(x⁰) ∈ T_0]
+    >= p the disjoint events give p·(1 + k·e^(−εw)) <= 1. With base="first" (the Local-mechanisms notes'
+    version, comparing with x¹ at distance 2w = 4a): p·(1 + (k − 1)·e^(−2εw)) <= 1.
     Returns that left side (k = ⌊T/w⌋).
     """
     T, w, k = _blocks(T, w)
@@ -186,12 +186,13 @@ def local_two_point_bound(n, epsilon, c) -> tuple[float, float]:
     """(α, β): every local ε-DP count of n bits errs by at least α = c√n/ε with probability
     at least β on some input (β <= 0 means the argument gives nothing at these values).
 
-    Proof (Le Cam's two-point method). Let δ = 4c/(ε√n) <= 1/2 (so nδ = 4α) and compare
-    P0: X_i i.i.d. Bernoulli(1/2) with P1: X_i i.i.d. Bernoulli(1/2 + δ).
-    - One party's reports: with m_b(y) = P_b(Y_i = y), m1 − m0 = δ(Q(·|1) − Q(·|0)), and
+    Proof (Le Cam's two-point method). Let η = 4c/(ε√n) <= 1/2 (so nη = 4α; the shift η of
+    course/notation.md) and compare
+    P0: X_i i.i.d. Bernoulli(1/2) with P1: X_i i.i.d. Bernoulli(1/2 + η).
+    - One party's reports: with m_b(y) = P_b(Y_i = y), m1 − m0 = η(Q(·|1) − Q(·|0)), and
       Def 1 gives |Q(y|1) − Q(y|0)| <= tanh(ε/2)(Q(y|0) + Q(y|1)) = 2 tanh(ε/2) m0(y), so
-      KL(m1‖m0) <= χ²(m1‖m0) <= 4δ² tanh²(ε/2). For all n parties (independent):
-      KL <= 4nδ² tanh²(ε/2), and Pinsker: TV(P0^Y, P1^Y) <= sqrt(2n) δ tanh(ε/2)
+      KL(m1‖m0) <= χ²(m1‖m0) <= 4η² tanh²(ε/2). For all n parties (independent):
+      KL <= 4nη² tanh²(ε/2), and Pinsker: TV(P0^Y, P1^Y) <= sqrt(2n) η tanh(ε/2)
       = 4√2 c tanh(ε/2)/ε (<= 2√2 c).
     - Test "P1" when A > n/2 + 2α. Under P0 it errs only if |A − S| >= α or
       S − n/2 >= α; under P1 only if |A − S| >= α or S < n/2 + 3α = E₁S − α. Any test errs
@@ -210,20 +211,12 @@ def local_two_point_bound(n, epsilon, c) -> tuple[float, float]:
     c = require_real("c", c, low=0.0, high=math.inf, low_open=True, high_open=True,
                      note="the error α = c√n/ε, in units of √n/ε")
     alpha = c * math.sqrt(n) / epsilon
-    delta = 4 * alpha / n
-    if delta > 0.5:
+    eta = 4 * alpha / n
+    if eta > 0.5:
         raise ValueError(f"c = {c} is too large for n = {n}, epsilon = {epsilon}: the proof "
-                         f"needs δ = 4c/(ε√n) <= 1/2 (Bernoulli(1/2 + δ) must exist); got δ = {delta:.3g}")
+                         f"needs η = 4c/(ε√n) <= 1/2 (Bernoulli(1/2 + η) must exist); got η = {eta:.3g}")
     tv = min(1.0, 4 * math.sqrt(2) * c * math.tanh(epsilon / 2) / epsilon)
     tail0 = binom.sf(math.ceil(n / 2 + alpha) - 1, n, 0.5)            # P0(S >= n/2 + α)
-    tail1 = binom.cdf(math.ceil(n / 2 + 3 * alpha) - 1, n, 0.5 + delta)  # P1(S < n/2 + 3α)
+    tail1 = binom.cdf(math.ceil(n / 2 + 3 * alpha) - 1, n, 0.5 + eta)  # P1(S < n/2 + 3α)
     return alpha, float((1 - tv - tail0 - tail1) / 2)
 
-
-def __getattr__(name):
-    """`seed_packing_shortcut`, the earlier name of `notes_packing_shortcut`, still works."""
-    if name == "seed_packing_shortcut":
-        warnings.warn("seed_packing_shortcut is now called notes_packing_shortcut",
-                      DeprecationWarning, stacklevel=2)
-        return notes_packing_shortcut
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

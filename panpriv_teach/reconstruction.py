@@ -95,9 +95,9 @@ def bounded_noise(queries, database, bound, kind="uniform", rng=None, toward=Non
 
     kind="uniform": i.i.d. uniform on [−E, E].
     kind="signs": ±E with random signs (every answer off by the full E).
-    kind="toward": the adversary's push toward another database w (random unless `toward`
-        is given): each answer moves from q·d toward q·w by as much as it may,
-        clip(q·(w − d), −E, E). Where |q·(w − d)| <= E the answer is exactly w's, so the
+    kind="toward": the adversary's push toward another database d′ (random unless `toward`
+        is given): each answer moves from q·d toward q·d′ by as much as it may,
+        clip(q·(d′ − d), −E, E). Where |q·(d′ − d)| <= E the answer is exactly d′'s, so the
         two databases cannot be told apart on that query.
     Returns the (t,) noise vector; the noisy answers are `subset_sums(...) + noise`.
     """
@@ -113,21 +113,21 @@ def bounded_noise(queries, database, bound, kind="uniform", rng=None, toward=Non
         return rng.uniform(-bound, bound, t)
     if kind == "signs":
         return bound * rng.choice([-1.0, 1.0], t)
-    w = rng.integers(0, 2, len(d)) if toward is None else _database(toward, "toward")
-    if len(w) != len(d):
-        raise ValueError(f"toward must have the database's length {len(d)}; got {len(w)}")
-    return np.clip(queries @ (w - d), -bound, bound).astype(float)
+    decoy = rng.integers(0, 2, len(d)) if toward is None else _database(toward, "toward")
+    if len(decoy) != len(d):
+        raise ValueError(f"toward must have the database's length {len(d)}; got {len(decoy)}")
+    return np.clip(queries @ (decoy - d), -bound, bound).astype(float)
 
 
 def worst_case_answers(database, bound, rng=None):
-    """Answers to ALL 2^n subsets that make Thm 1's 4E tight: (answers, w).
+    """Answers to ALL 2^n subsets that make Thm 1's 4E tight: (answers, d′), d′ the decoy.
 
-    Take w equal to d except in ⌊2E⌋ rows where d = 0 and ⌊2E⌋ rows where d = 1 (as many
-    as exist), and answer M(S) = (S·d + S·w)/2. Then |M(S) − S·d| = |S·(w − d)|/2 <= E and
-    likewise for w (for every S, |S·(w − d)| <= ⌊2E⌋, the larger of the two groups of changed
+    Take d′ equal to d except in ⌊2E⌋ rows where d = 0 and ⌊2E⌋ rows where d = 1 (as many
+    as exist), and answer M(S) = (S·d + S·d′)/2. Then |M(S) − S·d| = |S·(d′ − d)|/2 <= E and
+    likewise for d′ (for every S, |S·(d′ − d)| <= ⌊2E⌋, the larger of the two groups of changed
     rows that S contains), so neither is ruled out; they differ in 2⌊2E⌋ positions, which is
     4E when 2E is a whole number (and enough rows of each value exist). Returns the answers
-    (a (2^n,) array in the order of `all_subsets`) and w.
+    (a (2^n,) array in the order of `all_subsets`) and d′.
     """
     d = _database(database)
     n = require_int("n", len(d), low=1, high=MAX_EXHAUSTIVE_N,
@@ -135,12 +135,12 @@ def worst_case_answers(database, bound, rng=None):
     bound = require_real("bound", bound, low=0.0, high=math.inf, high_open=True)
     rng = as_rng(rng)
     k = int(math.floor(2 * bound + 1e-9))
-    w = d.copy()
+    decoy = d.copy()
     for value in (0, 1):
         rows = np.flatnonzero(d == value)
-        w[rng.permutation(rows)[:k]] = 1 - value
+        decoy[rng.permutation(rows)[:k]] = 1 - value
     subsets = all_subsets(n)
-    return (subsets @ d + subsets @ w) / 2, w
+    return (subsets @ d + subsets @ decoy) / 2, decoy
 
 
 def laplace_answers(database, queries, epsilon, rng=None) -> np.ndarray:

@@ -168,7 +168,7 @@ def test_two_point_bound_values_and_range():
     assert beta == pytest.approx(0.336, abs=0.001)
     betas = [local_two_point_bound(10 ** 6, eps, 0.1)[1] for eps in (0.05, 0.1, 0.3, 1.0)]
     assert all(b > c for b, c in zip(betas, betas[1:])) and betas[-1] < 0   # vacuous at ε = 1
-    with pytest.raises(ValueError, match="needs δ = 4c/"):
+    with pytest.raises(ValueError, match="needs η = 4c/"):
         local_two_point_bound(100, 0.1, 2.0)
 
 
@@ -207,13 +207,10 @@ def test_bad_input_is_rejected_with_the_parameter_named():
 
 def test_the_earlier_parameter_names_still_work_with_a_deprecation_warning():
     """The packing functions' parameters follow course/notation.md (T the stream length, w the
-    block length); the earlier names n and L, and seed_packing_shortcut, still work."""
+    block length); the earlier names n and L still work."""
     with pytest.warns(DeprecationWarning, match="n is now called T"):
         assert packing_bound(n=1024) == packing_bound(1024)
     with pytest.warns(DeprecationWarning, match="L is now called w"):
         np.testing.assert_array_equal(packing_streams(12, L=3), packing_streams(12, 3))
     with pytest.raises(TypeError, match="not both"):
         packing_condition(100, 2, 1.0, w=3, L=2)
-    import panpriv_teach.lower_bounds as lower_bounds
-    with pytest.warns(DeprecationWarning, match="notes_packing_shortcut"):
-        assert lower_bounds.seed_packing_shortcut is notes_packing_shortcut

@@ -8,13 +8,15 @@
     lab [JUPYTERLAB ARGS...]         my_work/ copies, then JupyterLab on the course
     check    [NB...] [--timeout S]   scoreboard of NB (exit 0 if all pass); no NB: your
                                      progress over my_work/
-    grade    SUBMISSIONS --out OUT [--jobs N]   grade a class (grades.csv, grades.json,
-                                     feedback/<student>.md)
+    grade    SUBMISSIONS --out OUT [--jobs N] [--budget S] [--notebook-seconds S]
+             [--no-sandbox]          grade a class, every notebook in a sandbox (grades.csv,
+                                     grades.json, feedback/<student>.md)
     release  OUT                     a student copy of the course, without solutions
     nbgrader OUT                     an nbgrader course directory
 
-Exit codes: 0 success, 1 failure (an exercise not passed, a stale or broken notebook),
-2 usage error (bad arguments, a missing file).
+Exit codes: 0 success, 1 failure (an exercise not passed, a stale or broken notebook; for
+grade: a class over its budget, a process killed from outside), 2 usage error (bad
+arguments, a missing file; for grade: no sandbox, sources not matching their manifest).
 """
 from __future__ import annotations
 
@@ -69,14 +71,25 @@ def _parser() -> argparse.ArgumentParser:
             "JupyterLab")
     commands.add_parser("lab", help=text, description=text)
 
-    text = ("grade every student's notebooks: SUBMISSIONS/<student>/NN_topic.ipynb → "
-            "OUT/grades.csv, OUT/grades.json, OUT/feedback/<student>.md; exit 0 when "
-            "grading completed, whatever the scores")
+    text = ("grade every student's notebooks, each in a bubblewrap sandbox: "
+            "SUBMISSIONS/<student>/NN_topic.ipynb → OUT/grades.csv, OUT/grades.json, "
+            "OUT/feedback/<student>.md; exit 0 when grading completed, whatever the scores")
     sub = commands.add_parser("grade", help=text, description=text)
     sub.add_argument("submissions", metavar="SUBMISSIONS")
     sub.add_argument("--out", required=True, metavar="OUT")
-    sub.add_argument("--jobs", type=int, default=None, metavar="N",
+    sub.add_argument("--jobs", type=_positive(int), default=None, metavar="N",
                      help="notebooks graded at once (default: the number of cores)")
+    sub.add_argument("--budget", type=_positive(float), default=None, metavar="S",
+                     help="seconds the whole class may take; notebooks left then are "
+                          "reported over budget (default: no limit)")
+    sub.add_argument("--notebook-seconds", type=_positive(float), default=None, metavar="S",
+                     help="seconds of wall time, and of CPU time, one notebook may take, "
+                          "replays after a crash included (default: 300)")
+    sub.add_argument("--timeout", type=_positive(float), default=None, metavar="S",
+                     help="seconds any one code cell may run (default: 120)")
+    sub.add_argument("--no-sandbox", action="store_true",
+                     help="run the students' code without a sandbox, as your user: for code "
+                          "you trust only (the summary says so)")
 
     text = ("write a student copy of the course to OUT: lectures, exercises, the library "
             "and a student README; no solutions")
@@ -88,6 +101,16 @@ def _parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("nbgrader", help=text, description=text)
     sub.add_argument("out", metavar="OUT")
     return parser
+
+
+def _positive(kind):
+    def parse(text):
+        value = kind(text)
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _all_exist(paths) -> bool:
@@ -197,11 +220,22 @@ def _lab(args) -> int:
 
 
 def _grade_class(args) -> int:
-    from panpriv_teach.classroom.grading import grade_submissions
+    """Grading runs in a fresh Python started by grading/boot.py (the course's sources only,
+    no .pth file, no bytecode read): this process hands over to it."""
+    import os
+    import subprocess
+    from panpriv_teach.classroom.grading.jobs import boot_command
+    from panpriv_teach.classroom.sandbox import site_paths
     if not Path(args.submissions).is_dir():
         print(f"error: no submissions folder {args.submissions!r}", file=sys.stderr)
         return USAGE_ERROR
-    return grade_submissions(args.submissions, args.out, jobs=args.jobs)
+    options = {"submissions": os.path.abspath(args.submissions),
+               "out": os.path.abspath(args.out), "jobs": args.jobs, "timeout": args.timeout,
+               "sandbox": not args.no_sandbox, "class_seconds": args.budget,
+               "notebook_seconds": args.notebook_seconds, "path": site_paths()}
+    sys.stdout.flush()
+    return subprocess.run(boot_command("panpriv_teach.classroom.grading.batch:command",
+                                       options)).returncode
 
 
 def _release(args) -> int:

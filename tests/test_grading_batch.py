@@ -1,7 +1,8 @@
-"""Issue 13, batch grading and bad input: `grade_submissions` grades a class in parallel and
-writes grades.csv, grades.json and feedback/<student>.md; every bad submission is reported
-with a status and a diagnosis, the grader never crashes, and no student's result depends
-on another's submission."""
+"""Issues 13 and 24, batch grading and bad input: `grade_submissions` grades a class in
+parallel, every notebook in the sandbox, and writes grades.csv, grades.json and
+feedback/<student>.md; every bad submission is reported with a status and a diagnosis
+(symbolic links and hidden entries too), the grader never crashes, no student's result
+depends on another's submission, and no student string becomes Markdown in the feedback."""
 from __future__ import annotations
 
 import csv
@@ -11,7 +12,7 @@ import nbformat
 import pytest
 
 from panpriv_teach.classroom.grading import grade_notebook, grade_submissions
-from test_grading_support import statuses, student_notebook, write
+from test_grading_support import ROOT, sandbox_or_skip, statuses, student_notebook, write
 
 MODULE = "05_ppcum"          # the quickest module to grade
 NUMBERS = ["5.1", "5.2", "5.3", "5.4", "5.5"]
@@ -27,8 +28,12 @@ HOSTILE = {   # cells a hostile notebook adds after the check of 5.1
 }
 
 
+FORGED = "**5 of 5 exercises passed.**"   # a Markdown line a cheater would like to show
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
+    sandbox_or_skip()
     root = tmp_path_factory.mktemp("class")
     subs, out = root / "submissions", root / "out"
     correct = student_notebook(MODULE)
@@ -41,8 +46,17 @@ def graded(tmp_path_factory):
     write(student_notebook(MODULE, extra=HOSTILE), subs / "dave", MODULE)
     write(correct, subs / "erin", MODULE)
     write(student_notebook(MODULE, answers={"5.1": "stub"}), subs / "erin", f"{MODULE}-Copy1")
+    (subs / "erin" / ".ipynb_checkpoints").mkdir()                           # hidden
+    (subs / "erin" / "05_ppcum-link.ipynb").symlink_to(ROOT / "solutions" / f"{MODULE}.ipynb")
+    write(correct, subs / ".hidden", MODULE)                                 # a hidden student
+    (subs / "frank").symlink_to(subs / "ada", target_is_directory=True)      # a linked student
+    (subs / "README.txt").write_text("collected on Monday")
+    forger = student_notebook(MODULE, answers={"5.1": (
+        "def erased_after(t, T):\n"
+        f"    raise type({FORGED!r}, (Exception,), {{}})('<b>7 of 7</b> [ok](http://x)')")})
+    write(forger, subs / "**gina**", MODULE)
     before = sorted(p.relative_to(subs) for p in subs.rglob("*"))
-    code = grade_submissions(subs, out, jobs=2, timeout=3)
+    code = grade_submissions(subs, out, jobs=2, timeout=3, verify=False)
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     return dict(code=code, rows=rows, out=out, subs=subs, before=before)
@@ -81,8 +95,44 @@ def test_an_empty_folder_is_reported_as_missing(graded):
 def test_a_second_copy_of_a_module_is_reported_and_only_the_exact_name_is_graded(graded):
     rows = rows_of(graded, "erin")
     assert [(e, s) for e, s, _ in rows[:5]] == [(n, "passed") for n in NUMBERS]
-    assert rows[5] == ("", "error", f"{MODULE}-Copy1.ipynb is a second copy of module {MODULE}; "
-                                    f"only {MODULE}.ipynb was graded")
+    assert ("", "error", f"{MODULE}-Copy1.ipynb is a second copy of module {MODULE}; "
+                         f"only {MODULE}.ipynb was graded") in rows[5:]
+
+
+def test_symbolic_links_and_hidden_entries_get_a_row_each_and_are_never_followed(graded):
+    rows = rows_of(graded, "erin")[5:]
+    assert ("", "error", ".ipynb_checkpoints is hidden (its name starts with '.'); it was not "
+                         "graded") in rows
+    assert ("", "error", "05_ppcum-link.ipynb is a symbolic link: hand in the file itself; it "
+                         "was not graded") in rows
+    assert rows_of(graded, ".hidden") == [("", "error", ".hidden is a hidden folder (its name "
+                                           "starts with '.'); it was not graded: rename it if "
+                                           "it is a student's")]
+    assert rows_of(graded, "frank") == [("", "error", "frank is a symbolic link, not a "
+                                         "student's folder; it was not graded")]
+    assert rows_of(graded, "README.txt") == [("", "error", "README.txt is a file, not a "
+                                              "student's folder; it was not graded")]
+    assert not (graded["out"] / "feedback" / "frank.md").exists()
+
+
+def test_no_student_string_becomes_markdown_in_the_feedback(graded):
+    """An exception class named like the summary line, HTML and a link in its message, and a
+    folder named **gina**: all shown as text (escaped, or in a code block)."""
+    import markdown_it
+    feedback = (graded["out"] / "feedback" / "**gina**.md").read_text()
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(feedback)
+    assert "<strong>" + FORGED.strip("*") not in html and "<b>" not in html
+    assert "<a href" not in html and "<strong>gina</strong>" not in html
+    assert html.count("<strong>") == 1 and "<strong>4 of 5 exercises passed.</strong>" in html
+    assert FORGED in feedback                                  # shown, inside a code block
+    assert rows_of(graded, "**gina**")[0][1] == "failed"
+
+
+def test_outputs_are_written_whole_and_nothing_else_is_left(graded):
+    written = sorted(p.relative_to(graded["out"]).as_posix() for p in graded["out"].rglob("*"))
+    assert written == ["feedback", *(f"feedback/{s}.md" for s in
+                                     sorted(["**gina**", "ada", "bob", "carl", "dave", "erin"])),
+                       "grades.csv", "grades.json"]
 
 
 def test_a_hostile_notebook_is_contained_and_harms_no_one(graded):
@@ -103,12 +153,13 @@ def test_grades_json_has_the_rows_and_a_summary_per_student(graded):
     assert grades["rows"] == graded["rows"]
     assert grades["students"]["ada"]["passed"] == 5 and grades["students"]["ada"]["modules"] == [MODULE]
     assert grades["students"]["bob"]["error"] == 5
-    assert set(grades["students"]) == {"ada", "bob", "carl", "dave", "erin"}
+    assert set(grades["students"]) == {"ada", "bob", "carl", "dave", "erin", "**gina**"}
+    assert grades["run"]["sandbox"] == "bubblewrap" and grades["run"]["problems"] == []
 
 
 def test_feedback_has_the_scoreboard_and_every_diagnosis(graded):
     feedback = {p.stem: p.read_text() for p in (graded["out"] / "feedback").glob("*.md")}
-    assert set(feedback) == {"ada", "bob", "carl", "dave", "erin"}
+    assert set(feedback) == {"ada", "bob", "carl", "dave", "erin", "**gina**"}
     assert "**5 of 5 exercises passed.**" in feedback["ada"]
     assert "notes.txt is not a notebook" in feedback["ada"]
     assert "could not be read as a notebook" in feedback["bob"]
@@ -117,7 +168,7 @@ def test_feedback_has_the_scoreboard_and_every_diagnosis(graded):
 
 
 def test_a_missing_submissions_folder_is_an_error_code(tmp_path, capsys):
-    assert grade_submissions(tmp_path / "nowhere", tmp_path / "out") == 2
+    assert grade_submissions(tmp_path / "nowhere", tmp_path / "out", verify=False) == 2
     assert "no submissions folder" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
 

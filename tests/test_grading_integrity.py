@@ -125,10 +125,11 @@ def test_importing_the_librarys_solution_is_named(cheats_a):
         "asks you to write")
 
 
-def test_reaching_the_librarys_solution_at_run_time_is_named(cheats_a):
+def test_reaching_the_librarys_solution_at_run_time_finds_only_a_stub_naming_it(cheats_a):
+    """The worker's library has no dictionary_attack: names built at run time reach a stub."""
     assert statuses(cheats_a)["3.6"] == "failed"
-    assert "uses panpriv_teach.attacks.dictionary_attack, which is what this exercise asks you " \
-           "to write" in diagnoses(cheats_a)["3.6"]
+    assert "raised RuntimeError: panpriv_teach.attacks.dictionary_attack is not available while " \
+           "grading: exercise 3.6 asks you to write it" in diagnoses(cheats_a)["3.6"]
 
 
 def test_patching_the_harness_sys_modules_and_math_changes_nothing(cheats_b):

@@ -2,10 +2,12 @@
 course's exercise notebooks, with the solutions' answers or with given code."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import nbformat
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,3 +57,15 @@ def statuses(grade) -> dict:
 
 def diagnoses(grade) -> dict:
     return {r.exercise: r.diagnosis for r in grade.results}
+
+
+def sandbox_or_skip():
+    """The grading sandbox (bubblewrap): the test is skipped without it, except under CI=true,
+    where it fails (.ci/run installs it)."""
+    from panpriv_teach.classroom.sandbox import Sandbox, SandboxUnavailable
+    try:
+        return Sandbox.find(hidden=[ROOT])
+    except SandboxUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{exc} (CI=true: a missing sandbox is a failure)", pytrace=False)
+        pytest.skip(str(exc))

@@ -8,10 +8,12 @@ solution block: every text file written is scanned for it before the release is 
 
 OUT must be empty, absent, or an earlier release (recognised by its manifest). An earlier
 release is updated in place: the files it wrote are replaced, and nothing else (a
-student's my_work/, say) is touched.
+student's my_work/, say) is touched. The manifest lists the files written with a SHA-256
+of each: grading in a release checks the library and checkers against it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -154,8 +156,9 @@ def release(course=".", out="release") -> Path:
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (staging / rel).replace(out / rel)
     shutil.rmtree(staging)
-    (out / MANIFEST).write_text(json.dumps({"files": sorted(files)}, indent=1) + "\n",
-                                encoding="utf-8")
+    hashes = {rel: hashlib.sha256(data).hexdigest() for rel, data in sorted(files.items())}
+    (out / MANIFEST).write_text(json.dumps({"files": sorted(files), "sha256": hashes},
+                                           indent=1) + "\n", encoding="utf-8")
     return out
 
 

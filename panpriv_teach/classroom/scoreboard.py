@@ -14,7 +14,8 @@ from pathlib import Path
 from panpriv_teach.classroom.workspace import WORK_DIR, modules
 
 PASSED = "passed"
-_MARK = {"passed": "✓", "failed": "✗", "not attempted": "·", "missing": "?", "error": "!"}
+_MARK = {"passed": "✓", "failed": "✗", "not attempted": "·", "missing": "?", "error": "!",
+         "over budget": "⏱"}
 
 
 def all_passed(grade) -> bool:

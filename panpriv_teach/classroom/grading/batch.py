@@ -1,37 +1,66 @@
 """Grade a whole class: SUBMISSIONS/<student>/NN_topic.ipynb → OUT/grades.csv, grades.json
 and feedback/<student>.md.
 
-Every (student, notebook) pair is graded by its own job (a process of a pool of `jobs`,
-default one per core) with its own worker process, so no submission can affect another's
-result. What cannot be graded is reported, never raised: a file that is not a notebook of
-the course, a second copy of a module, an empty folder, a notebook that cannot be read or
-run (status "error"), a module not handed in (not listed: the gradebook has one row per
-exercise of every module the student handed in).
+Before anything runs, the grader finds a working sandbox (bubblewrap; without one it
+refuses, unless told the code is trusted: `sandbox=False`, said in the run's summary) and
+checks the course's sources against their manifest (`manifest`). Each (student, notebook)
+pair is then graded by one of `jobs` grading processes (`jobs`), each notebook with its own
+sandboxed workers, its own library view and its own `Budget`; the whole class may have a
+budget too (`class_seconds`): notebooks it leaves no time for are "over budget".
+
+Submissions are data: a symbolic link (file or folder) is refused, and every entry gets a
+row or a reason (hidden ones too): a file that is not a notebook of the course, a second
+copy of a module, an empty folder, a notebook that cannot be read or run (status "error"),
+a module not handed in (not listed: the gradebook has one row per exercise of every module
+the student handed in).
+
+The outputs are written once every job and worker has ended, from the grader's own
+records, each file atomically (written aside, then renamed). Feedback shows every string
+that came from a student (names, messages, diagnoses) as text, never as Markdown. A run in
+which a process was killed by something other than its own limits names the notebook and
+returns 1.
 """
 from __future__ import annotations
 
 import csv
+import io
 import json
-import multiprocessing
 import os
+import queue
 import re
-from concurrent.futures import ProcessPoolExecutor
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict
 from pathlib import Path
 
-from panpriv_teach.classroom.grading.course import checker_modules, course_module
-from panpriv_teach.classroom.grading.notebook import ExerciseGrade, NotebookGrade, STATUSES, grade_notebook
+from panpriv_teach.classroom.grading.course import ROOT, checker_modules, course_module
+from panpriv_teach.classroom.grading.jobs import GRADER_MEMORY, Job, JobDied, cap_memory
+from panpriv_teach.classroom.grading.library_view import write_views
+from panpriv_teach.classroom.grading.manifest import source_problems
+from panpriv_teach.classroom.grading.notebook import (CELL_SECONDS, NOTEBOOK_SECONDS,
+                                                      STATUSES, ExerciseGrade, NotebookGrade)
+from panpriv_teach.classroom.sandbox import Sandbox, SandboxUnavailable, site_paths
 
 COPY = re.compile(r"^(?P<number>\d\d)_")
+SLACK = 120.0     # seconds a job may take beyond a notebook's budget before it is killed
 
 
 def _plan(student: Path, modules) -> tuple[list, list]:
-    """(notebooks to grade, rows for files that will not be graded) for one student folder."""
+    """(notebooks to grade, rows for entries that will not be graded) for one student folder."""
     by_number = {name[:2]: name for name in modules}
-    entries = sorted(p for p in student.iterdir() if not p.name.startswith("."))
+    entries = sorted(student.iterdir())
     notebooks, rows = [], []
     claims: dict[str, list] = {}
     for entry in entries:
-        if entry.is_dir():
+        if entry.is_symlink():
+            rows.append(("", "error", f"{entry.name} is a symbolic link: hand in the file "
+                                      "itself; it was not graded"))
+        elif entry.name.startswith("."):
+            rows.append(("", "error", f"{entry.name} is hidden (its name starts with '.'); it "
+                                      "was not graded"))
+        elif entry.is_dir():
             rows.append(("", "error", f"{entry.name}/ is a folder: hand in notebooks directly "
                                       "in your own folder; it was not graded"))
         elif entry.suffix != ".ipynb":
@@ -62,62 +91,188 @@ def _plan(student: Path, modules) -> tuple[list, list]:
     return notebooks, rows
 
 
-def _grade_one(path: str, timeout) -> NotebookGrade:
-    return grade_notebook(path, timeout=timeout)
+def _class_plan(submissions: Path, modules) -> tuple[dict, list]:
+    """({student: plan}, rows for the entries of `submissions` that are no student folder)."""
+    plans, others = {}, []
+    for entry in sorted(submissions.iterdir()):
+        if entry.is_symlink():
+            others.append((entry.name, "is a symbolic link, not a student's folder; it was not "
+                                       "graded"))
+        elif not entry.is_dir():
+            others.append((entry.name, "is a file, not a student's folder; it was not graded"))
+        elif entry.name.startswith("."):
+            others.append((entry.name, "is a hidden folder (its name starts with '.'); it was "
+                                       "not graded: rename it if it is a student's"))
+        else:
+            plans[entry.name] = _plan(entry, modules)
+    return plans, others
+
+
+# ---------------------------------------------------------------- feedback, as text
+
+def escape(text) -> str:
+    """`text` on one line, with every Markdown and HTML character escaped."""
+    text = " ".join(str(text).split())
+    return re.sub(r"([\\`*_{}\[\]()<>#+\-.!|~&])", r"\\\1", text)
+
+
+def _block(text) -> list:
+    """`text` as a fenced code block that no backtick in it can close."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", str(text))), default=0))
+    return [fence + "text", *str(text).splitlines(), fence]
 
 
 def _feedback(student: str, rows: list, grades: list) -> str:
-    lines = [f"# Feedback for {student}", ""]
+    lines = [f"# Feedback for {escape(student)}", ""]
     passed = sum(r["status"] == "passed" for r in rows)
     counted = sum(1 for r in rows if r["exercise"])
     lines += [f"**{passed} of {counted} exercises passed.**", ""]
     for grade in grades:
-        lines += [f"## {grade.module}", "", "| exercise | status | cell |", "|---|---|---|"]
-        lines += [f"| {r.exercise} {r.title} | {r.status} | {r.cell or ''} |" for r in grade.results]
+        lines += [f"## {escape(grade.module)}", "", "| exercise | status | cell |", "|---|---|---|"]
+        lines += [f"| {escape(r.exercise)} {escape(r.title)} | {escape(r.status)} | "
+                  f"{r.cell or ''} |" for r in grade.results]
         lines.append("")
         for r in grade.results:
             if r.diagnosis and r.status != "passed":
-                text = r.diagnosis.replace("\n", "\n  ")
-                lines.append(f"- **{r.exercise}** ({r.status}): {text}")
-        for problem in grade.problems:
-            lines.append(f"- **notebook**: {problem}")
-        lines.append("")
+                lines += [f"### {escape(r.exercise)} ({escape(r.status)})", "",
+                          *_block(r.diagnosis), ""]
+        if grade.problems:
+            lines += ["### The notebook", "", *_block("\n".join(grade.problems)), ""]
     other = [r for r in rows if not r["exercise"]]
     if other:
-        lines += ["## Files", ""] + [f"- {r['status']}: {r['diagnosis']}" for r in other] + [""]
+        lines += ["## Files", "", *_block("\n".join(f"{r['status']}: {r['diagnosis']}"
+                                                     for r in other)), ""]
     return "\n".join(lines)
 
 
-def grade_submissions(submissions, out, jobs: int | None = None, *, timeout=None) -> int:
+def _write_atomically(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+# ---------------------------------------------------------------- running the jobs
+
+class _Run:
+    """The notebooks of a class, handed to `jobs` job processes by one thread each."""
+
+    def __init__(self, work: list, options: dict, views: dict, timeout, notebook_seconds,
+                 class_seconds):
+        self.todo: queue.Queue = queue.Queue()
+        for item in work:
+            self.todo.put(item)
+        self.options, self.views, self.results, self.failures = options, views, {}, []
+        self.timeout, self.notebook_seconds = timeout or CELL_SECONDS, notebook_seconds
+        self.deadline = time.monotonic() + (class_seconds or float("inf"))
+
+    def request(self, module: str, path: Path) -> dict:
+        return {"path": str(path), "views": asdict(self.views[module]), "timeout": self.timeout,
+                "wall": self.notebook_seconds, "cpu": self.notebook_seconds,
+                "class_left": min(self.deadline - time.monotonic(), 10**9)}
+
+    def worker_thread(self) -> None:
+        job = None
+        while True:
+            try:
+                student, module, path = self.todo.get_nowait()
+            except queue.Empty:
+                break
+            if time.monotonic() >= self.deadline:
+                self.results[student, module] = _over_class_budget(module, path)
+                continue
+            job = job or Job(self.options)
+            try:
+                grade = NotebookGrade.from_dict(job.grade(self.request(module, path),
+                                                          self.notebook_seconds + SLACK))
+            except JobDied as died:
+                job = None
+                why = f"the grader's process grading it {died}"
+                grade = _whole(module, path, "error", f"not graded: {why}")
+                grade.outside.append(why)
+            self.results[student, module] = grade
+            for why in grade.outside:
+                self.failures.append(f"{student}/{Path(path).name}: {why}")
+        if job is not None:
+            job.close()
+
+
+def _whole(module: str, path, status: str, diagnosis: str) -> NotebookGrade:
+    return NotebookGrade(module, str(path), [ExerciseGrade(e.number, e.title, status, diagnosis)
+                                             for e in course_module(module).exercises])
+
+
+def _over_class_budget(module: str, path) -> NotebookGrade:
+    grade = _whole(module, path, "over budget", "not graded: the class's budget ran out before "
+                                                "this notebook's turn")
+    grade.over_budget = "the class's budget ran out before its turn"
+    return grade
+
+
+def grade_submissions(submissions, out, jobs: int | None = None, *, timeout=None,
+                      sandbox: bool = True, notebook_seconds: float = NOTEBOOK_SECONDS,
+                      class_seconds: float | None = None, verify: bool = True) -> int:
     """Grade every notebook of every student folder of `submissions` with `jobs` parallel
-    jobs (default: the number of cores), write OUT/grades.csv (`student,exercise,status,
-    diagnosis`), OUT/grades.json (the same rows, the notebooks' grades and a summary per
-    student) and OUT/feedback/<student>.md. Returns 0 once grading completed, whatever the
-    scores; 2 if `submissions` is not a folder (nothing is written then)."""
+    grading processes (default: the number of cores), then write OUT/grades.csv
+    (`student,exercise,status,diagnosis`), OUT/grades.json (the same rows, the notebooks'
+    grades, a summary per student and the run's settings) and OUT/feedback/<student>.md,
+    and print a summary.
+
+    `timeout`: seconds a cell may run; `notebook_seconds`: each notebook's budget (wall
+    and CPU seconds, replays included); `class_seconds`: the whole class's (None: no
+    limit); `sandbox=False` runs the students' code without a sandbox (trusted code only);
+    `verify`: check the course's sources against their manifest first.
+
+    Returns 0 when every notebook was graded; 1 when the class's budget ran out or a
+    process was killed from outside (the summary names the notebooks); 2 when nothing was
+    graded: `submissions` is not a folder, there is no sandbox, or the sources do not match
+    their manifest (nothing is written then)."""
     submissions, out = Path(submissions), Path(out)
     if not submissions.is_dir():
         print(f"no submissions folder {str(submissions)!r}")
         return 2
+    if submissions.resolve() in out.resolve().parents:
+        print(f"error: the output folder {str(out)!r} is inside the submissions folder: "
+              "choose one outside it", file=sys.stderr)
+        return 2
+    found = None
+    if sandbox:
+        try:
+            found = Sandbox.find(hidden=[ROOT, submissions, out])
+        except SandboxUnavailable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    problems = source_problems(ROOT) if verify else []
+    if problems:
+        print("error: the course's sources do not match their manifest, so the checkers "
+              "cannot be trusted; nothing was graded:\n  " + "\n  ".join(problems[:20]),
+              file=sys.stderr)
+        return 2
+    started = time.monotonic()
     modules = checker_modules()
-    students = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
-    plans = {s.name: _plan(s, modules) for s in students}
-    work = [(s, module, str(path)) for s, (notebooks, _) in plans.items() for module, path in notebooks]
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    results: dict = {}
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {(s, m): pool.submit(_grade_one, p, timeout) for s, m, p in work}
-        for (student, module), future in futures.items():
-            try:
-                results[student, module] = future.result()
-            except Exception as exc:  # the grader itself failed on this notebook
-                results[student, module] = NotebookGrade(module, "", [ExerciseGrade(
-                    e.number, e.title, "error", f"the grader failed on this notebook "
-                                                f"({type(exc).__name__}: {exc})")
-                    for e in course_module(module).exercises])
-    return _write(out, plans, results)
+    plans, others = _class_plan(submissions, modules)
+    work = [(s, module, path) for s, (notebooks, _) in plans.items() for module, path in notebooks]
+    options = {"bwrap": found.bwrap if found else None, "path": site_paths(),
+               "hidden": [str(ROOT), str(submissions.resolve()), str(out.resolve())]}
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(work) or 1))
+    with tempfile.TemporaryDirectory(prefix="panpriv-views-") as folder:
+        views = {m: write_views(course_module(m), Path(folder) / m)
+                 for m in sorted({m for _, m, _ in work})}
+        run = _Run(work, options, views, timeout, notebook_seconds, class_seconds)
+        threads = [threading.Thread(target=run.worker_thread, name=f"panpriv-job-{i}")
+                   for i in range(jobs)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    settings = {"sandbox": "bubblewrap" if found else "none (--no-sandbox: trusted code only)",
+                "jobs": jobs, "cell_seconds": timeout or CELL_SECONDS,
+                "notebook_seconds": notebook_seconds, "class_seconds": class_seconds,
+                "seconds": round(time.monotonic() - started, 1), "problems": run.failures}
+    _write(out, plans, others, run.results, settings)
+    return _summary(out, run.results, others, settings)
 
 
-def _write(out: Path, plans: dict, results: dict) -> int:
+def _write(out: Path, plans: dict, others: list, results: dict, settings: dict) -> None:
     (out / "feedback").mkdir(parents=True, exist_ok=True)
     all_rows, summary, notebooks = [], {}, {}
     for student, (planned, other) in plans.items():
@@ -133,13 +288,44 @@ def _write(out: Path, plans: dict, results: dict) -> int:
                             for status in STATUSES}
         summary[student]["modules"] = [g.module for g in grades]
         notebooks[student] = [g.to_dict() for g in grades]
-        (out / "feedback" / f"{student}.md").write_text(_feedback(student, rows, grades),
-                                                        encoding="utf-8")
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, ["student", "exercise", "status", "diagnosis"])
-        writer.writeheader()
-        writer.writerows(all_rows)
-    (out / "grades.json").write_text(json.dumps(
-        {"rows": all_rows, "students": summary, "notebooks": notebooks}, indent=1,
-        ensure_ascii=False), encoding="utf-8")
-    return 0
+        _write_atomically(out / "feedback" / f"{student}.md", _feedback(student, rows, grades))
+    all_rows += [dict(student=name, exercise="", status="error", diagnosis=f"{name} {why}")
+                 for name, why in others]
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, ["student", "exercise", "status", "diagnosis"])
+    writer.writeheader()
+    writer.writerows(all_rows)
+    _write_atomically(out / "grades.csv", text.getvalue())
+    _write_atomically(out / "grades.json", json.dumps(
+        {"rows": all_rows, "students": summary, "notebooks": notebooks, "run": settings},
+        indent=1, ensure_ascii=False))
+
+
+def _summary(out: Path, results: dict, others: list, settings: dict) -> int:
+    students = {s for s, _ in results}
+    print(f"graded {len(results)} notebook(s) of {len(students)} student(s) in "
+          f"{settings['seconds']:g} s with {settings['jobs']} job(s); sandbox: "
+          f"{settings['sandbox']}")
+    if not settings["sandbox"].startswith("bubblewrap"):
+        print("WITHOUT A SANDBOX: the students' code ran as your user, with your files and "
+              "network. Use --no-sandbox for code you trust only.")
+    over = [(s, g) for (s, _), g in sorted(results.items()) if g.over_budget]
+    for student, grade in over:
+        print(f"over budget: {student}/{Path(grade.path).name}: {grade.over_budget} "
+              f"({grade.seconds:g} s, {grade.cpu:g} s of CPU)")
+    for name, why in others:
+        print(f"not graded: {name} {why}")
+    for failure in settings["problems"]:
+        print(f"FAILED: {failure}")
+    print(f"wrote {out / 'grades.csv'}, {out / 'grades.json'} and {out / 'feedback'}/")
+    class_over = any(g.over_budget.startswith("the class") for _, g in over)
+    return 1 if settings["problems"] or class_over else 0
+
+
+def command(options: dict) -> int:
+    """`python -m panpriv_teach grade`, in a process started by boot.py (see __main__)."""
+    cap_memory(GRADER_MEMORY)
+    return grade_submissions(options["submissions"], options["out"], options["jobs"],
+                             timeout=options["timeout"], sandbox=options["sandbox"],
+                             notebook_seconds=options["notebook_seconds"] or NOTEBOOK_SECONDS,
+                             class_seconds=options["class_seconds"])

@@ -4,29 +4,44 @@ Grader → worker: ordinary pickles (the grader is trusted), in which numpy Gene
 checkers' own callables travel as references (`GraderPickler`), so that the worker can hand
 a Generator's state back and call a checker's callable back in the grader.
 
-Worker → grader: student data only. The worker turns a value into builtin containers and
-scalars with tags (`encode`); the grader reads the pickle with `load_data`, whose unpickler
-resolves no global at all (it cannot build any object but None, bool, int, float, str,
-bytes, list, tuple, dict, set: Python's own "restricting globals" recipe, taken to the
-limit), and turns the tags back into values (`decode`): numbers, bool, None, str, bytes,
-list, tuple, dict, set, range, complex, numpy arrays (not of dtype object) and scalars,
-fractions.Fraction. Anything else comes back as `Foreign(type name)`, never as the object.
+Worker → grader: student data only, and bounded. A message is at most MAX_MESSAGE bytes.
+The worker turns a value into builtin containers and scalars with tags (`encode`); the
+grader reads the pickle with `load_data`, whose unpickler resolves no global at all (it
+cannot build any object but None, bool, int, float, str, bytes, list, tuple, dict, set:
+Python's own "restricting globals" recipe, taken to the limit), and turns the tags back into
+values (`decode`): numbers, bool, None, str, bytes, list, tuple, dict, set, complex, numpy
+arrays (plain dtypes) and scalars, fractions.Fraction. Anything else (a range, an iterator,
+a generator, an object) comes back as `Foreign(type name)`, never as the object and never
+materialised. `decode` checks every value against its cap before building anything from
+it (MAX_VALUES values in all, integers and a Fraction's terms of at most MAX_INT_BITS bits,
+strings of at most MAX_STR characters): a value beyond a cap raises `TooLarge`, so no
+arithmetic (a Fraction's gcd) ever runs on an oversized number.
 """
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import struct
 from fractions import Fraction
 
 import numpy as np
 
-MAX_MESSAGE = 512 * 2**20   # bytes: a larger message from the worker is refused
+MAX_MESSAGE = 32 * 2**20    # bytes: a larger message from the worker is refused
+MAX_VALUES = 2_000_000      # values (numbers, strings, items) in one decoded value
+MAX_INT_BITS = 2**16        # bits of an integer, and of a Fraction's numerator and denominator
+MAX_STR = 2**20             # characters of a string, bytes of a bytes value
+_DTYPE_KINDS = "biufcSUmM"  # numpy dtypes that are plain data
 _HEADER = struct.Struct("<Q")
 
 
 class WireError(Exception):
     """A message that breaks the protocol (too long, cut short, not data)."""
+
+
+class TooLarge(WireError):
+    """A well-formed value beyond one of the caps; the message says which, in words for the
+    student ("an integer of 1,048,576 bits: the grader accepts at most 65,536")."""
 
 
 # ---------------------------------------------------------------- framing
@@ -140,15 +155,14 @@ def encode(value, extra=None):
         return bytes(value)
     if kind is complex:
         return {"c": (value.real, value.imag)}
-    if kind is range:
-        return {"r": (value.start, value.stop, value.step)}
     if kind is Fraction:
         return {"f": (value.numerator, value.denominator)}
     if kind is np.ndarray:
-        if value.dtype.hasobject:
+        if value.dtype.hasobject or value.dtype.kind not in _DTYPE_KINDS:
             return {"ao": (value.shape, [encode(v, extra) for v in value.ravel().tolist()])}
         return {"a": (value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes())}
-    if isinstance(value, np.generic) and kind.__module__ == "numpy" and not value.dtype.hasobject:
+    if isinstance(value, np.generic) and kind.__module__ == "numpy" \
+            and value.dtype.kind in _DTYPE_KINDS:
         return {"n": (value.dtype.str, value.tobytes())}
     return {"x": _type_name(value)}
 
@@ -161,10 +175,10 @@ def _type_name(value) -> str:
 
 def decode(data, extra=None):
     """The value `encode` gave `data` for; unknown types become `Foreign`. `extra(tag, body)`
-    may decode further tags (returning NotImplemented to decline). Raises WireError for
-    malformed data."""
+    may decode further tags (returning NotImplemented to decline). Raises TooLarge for a
+    value beyond a cap, WireError for malformed data."""
     try:
-        return _decode(data, extra)
+        return _Decoder(extra).decode(data)
     except WireError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError,
@@ -172,50 +186,90 @@ def decode(data, extra=None):
         raise WireError(f"malformed data from the worker ({type(exc).__name__}: {exc})") from None
 
 
-def _decode(data, extra):
-    kind = type(data)
-    if kind in _PLAIN:
-        return data
-    if kind is list:
-        return [_decode(v, extra) for v in data]
-    if kind is not dict or len(data) != 1:
-        raise WireError(f"unexpected {kind.__name__} on the wire")
-    (tag, body), = data.items()
-    if extra is not None:
-        done = extra(tag, body)
-        if done is not NotImplemented:
-            return done
-    if tag == "t":
-        return tuple(_decode(v, extra) for v in body)
-    if tag == "d":
-        return {_decode(k, extra): _decode(v, extra) for k, v in body}
-    if tag in ("s", "fs"):
-        items = [_decode(v, extra) for v in body]
-        return set(items) if tag == "s" else frozenset(items)
-    if tag == "c":
-        return complex(float(body[0]), float(body[1]))
-    if tag == "r":
-        return range(int(body[0]), int(body[1]), int(body[2]))
-    if tag == "f":
-        return Fraction(int(body[0]), int(body[1]))
-    if tag == "a":
-        dtype, shape, raw = np.dtype(str(body[0])), tuple(int(s) for s in body[1]), body[2]
-        if dtype.hasobject or not isinstance(raw, bytes):
-            raise WireError("an array of objects sent as bytes")
-        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-    if tag == "ao":
-        shape, items = tuple(int(s) for s in body[0]), [_decode(v, extra) for v in body[1]]
-        array = np.empty(len(items), dtype=object)
-        array[:] = items if items else []
-        return array.reshape(shape)
-    if tag == "n":
-        dtype = np.dtype(str(body[0]))
-        if dtype.hasobject or not isinstance(body[1], bytes):
-            raise WireError("a numpy scalar of objects")
-        return np.frombuffer(body[1], dtype=dtype)[0]
-    if tag == "x":
-        return Foreign(str(body))
-    raise WireError(f"unknown tag {tag!r} on the wire")
+def _integer(value) -> int:
+    if type(value) is not int:
+        raise WireError(f"expected an integer, got {type(value).__name__}")
+    if value.bit_length() > MAX_INT_BITS:
+        raise TooLarge(f"an integer of {value.bit_length():,} bits: the grader accepts at most "
+                       f"{MAX_INT_BITS:,}")
+    return value
+
+
+def _dtype(name) -> np.dtype:
+    dtype = np.dtype(str(name)[:40])
+    if dtype.kind not in _DTYPE_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise WireError(f"an array of dtype {dtype} sent as bytes")
+    return dtype
+
+
+class _Decoder:
+    """One decoding, counting the values it builds (at most MAX_VALUES)."""
+
+    def __init__(self, extra):
+        self.extra, self.left = extra, MAX_VALUES
+
+    def count(self, n: int = 1) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise TooLarge(f"more than {MAX_VALUES:,} values: the grader accepts at most "
+                           f"{MAX_VALUES:,} (a numpy array of numbers is one value)")
+
+    def decode(self, data):
+        self.count()
+        kind = type(data)
+        if kind is int:
+            return _integer(data)
+        if kind in (str, bytes) and len(data) > MAX_STR:
+            raise TooLarge(f"a {kind.__name__} of {len(data):,} characters: the grader accepts "
+                           f"at most {MAX_STR:,}")
+        if kind in _PLAIN:
+            return data
+        if kind is list:
+            return [self.decode(v) for v in data]
+        if kind is not dict or len(data) != 1:
+            raise WireError(f"unexpected {kind.__name__} on the wire")
+        (tag, body), = data.items()
+        if self.extra is not None:
+            done = self.extra(tag, body)
+            if done is not NotImplemented:
+                return done
+        return self.tagged(tag, body)
+
+    def tagged(self, tag, body):
+        if tag == "t":
+            return tuple(self.decode(v) for v in body)
+        if tag == "d":
+            return {self.decode(k): self.decode(v) for k, v in body}
+        if tag in ("s", "fs"):
+            items = [self.decode(v) for v in body]
+            return set(items) if tag == "s" else frozenset(items)
+        if tag == "c":
+            return complex(float(body[0]), float(body[1]))
+        if tag == "f":
+            return Fraction(_integer(body[0]), _integer(body[1]))
+        if tag == "a":
+            dtype, shape, raw = _dtype(body[0]), tuple(_integer(s) for s in body[1]), body[2]
+            if not isinstance(raw, bytes) or len(shape) > 32 or min(shape, default=0) < 0:
+                raise WireError("a malformed array")
+            return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        if tag == "ao":
+            shape = tuple(_integer(s) for s in body[0])
+            if len(body[1]) != math.prod(shape) or min(shape, default=0) < 0:
+                raise WireError("a malformed array of objects")
+            items = [self.decode(v) for v in body[1]]
+            array = np.empty(len(items), dtype=object)
+            array[:] = items if items else []
+            return array.reshape(shape)
+        if tag == "n":
+            if not isinstance(body[1], bytes):
+                raise WireError("a malformed numpy scalar")
+            return np.frombuffer(body[1], dtype=_dtype(body[0]))[0]
+        if tag == "big":
+            raise TooLarge(f"a value of {_integer(body):,} bytes: the grader accepts at most "
+                           f"{MAX_MESSAGE:,}")
+        if tag == "x":
+            return Foreign(str(body)[:200])
+        raise WireError(f"unknown tag {str(tag)[:20]!r} on the wire")
 
 
 def foreign_in(value) -> Foreign | None:

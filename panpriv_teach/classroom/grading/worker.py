@@ -1,25 +1,25 @@
 """The grader's worker process: it holds one student's notebook namespace and runs the
 student's code, and nothing else; verdicts are made in the grader (see `session`).
 
-Started by the grader as `python -I -c ...` in a temporary directory. It talks to the grader
-over its original stdin/stdout (moved to private descriptors; the student's prints go to
+Started by the grader as `python -I -B -S -c ...` in a temporary folder (in a sandbox when
+grading a class, see `session`), with the library view first on its path: the library
+without the functions the exercises ask for (`library_view`). It limits its own memory,
+CPU time and core dumps before running any student code, talks to the grader over its
+original stdin/stdout (moved to private descriptors; the student's prints go to
 /dev/null), executes code cells with IPython's InteractiveShell (so `%magics` work;
 matplotlib draws with Agg), and answers the grader's requests: run a cell, look a name up,
 call an answer. Inside it, the course's checker modules are inert stubs (a check cell does
-nothing here, and a checker's reference values are not importable), and the library
-functions that solve an exercise (`solved_by`) are wrapped so that a call reaching them is
-reported. Every value sent back is plain data (`wire.encode`).
+nothing here, and a checker's reference values are not importable). Every value sent back
+is plain data (`wire.encode`), in messages of at most `wire.MAX_MESSAGE` bytes.
 """
 from __future__ import annotations
 
-import importlib
 import importlib.abc
 import os
 import sys
 import types
 
 MAIN_PID = os.getpid()
-REACHED: set[str] = set()   # solved_by functions reached during the current call
 
 
 def _claim_stdio():
@@ -34,10 +34,21 @@ def _claim_stdio():
     return proto_in, proto_out
 
 
-def _limit_memory(limit: int | None) -> None:
-    if limit:
-        import resource   # the grader sends a limit only where RLIMIT_AS works (Linux)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+def _limit(memory: int | None, cpu: float | None) -> None:
+    """Hard limits the student's code cannot raise: address space (the grader sends one only
+    where RLIMIT_AS works, Linux), CPU seconds (SIGXCPU, then SIGKILL a second later), and
+    no core dumps."""
+    try:
+        import resource
+    except ImportError:   # Windows: the grader watches memory and time itself
+        return
+    if memory:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    if cpu:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        seconds = int(used.ru_utime + used.ru_stime + cpu) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 class _NoCheckers(importlib.abc.MetaPathFinder):
@@ -68,40 +79,6 @@ def _install_stubs(checkers: dict) -> None:
     sys.meta_path.insert(0, _NoCheckers(checkers))
 
 
-def _resolve(dotted: str):
-    """(owner, attribute) of a dotted name: the longest importable module, then attributes."""
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for part in parts[cut:-1]:
-            owner = getattr(owner, part)
-        return owner, parts[-1]
-    raise ImportError(dotted)
-
-
-def _watch(dotted: str) -> None:
-    """Wrap the library function `dotted` so that a call to it is recorded in REACHED."""
-    import inspect
-    try:
-        owner, attribute = _resolve(dotted)
-        raw = inspect.getattr_static(owner, attribute)   # an inherited method is wrapped on
-    except (ImportError, AttributeError):                # `owner`, shadowing its base's
-        return   # a stale declaration must not stop grading
-    kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
-    original = raw.__func__ if kind else raw
-
-    def reached(*args, **kwargs):
-        REACHED.add(dotted)
-        return original(*args, **kwargs)
-
-    for copied in ("__name__", "__qualname__", "__doc__", "__module__"):
-        setattr(reached, copied, getattr(original, copied, None))
-    setattr(owner, attribute, kind(reached) if kind else reached)
-
-
 def _shell():
     os.environ.setdefault("MPLBACKEND", "Agg")
     from IPython.core.interactiveshell import InteractiveShell
@@ -124,12 +101,10 @@ class Worker:
         from panpriv_teach.classroom.grading import wire
         self.wire, self.proto_in, self.proto_out = wire, proto_in, proto_out
         _install_stubs(setup["checkers"])
-        for dotted in setup["solved_by"]:
-            _watch(dotted)
         self.shell = _shell()
         self.rngs: dict = {}
         self.callbacks: dict = {}
-        _limit_memory(setup.get("memory"))
+        _limit(setup.get("memory"), setup.get("cpu"))
 
     # -------------------------------------------------------------- messages
     def send(self, *message) -> None:
@@ -141,7 +116,12 @@ class Worker:
                 parts.append(self.wire.encode(part, self._extra))
             except (RecursionError, ValueError, TypeError, MemoryError):
                 parts.append({"x": f"{type(part).__name__} (too deeply nested to send)"})
-        self.wire.write_message(self.proto_out, self.wire.dump_data(parts))
+        payload = self.wire.dump_data(parts)
+        while len(payload) > self.wire.MAX_MESSAGE:   # the largest part goes as its size
+            sizes = [len(self.wire.dump_data(p)) for p in parts]
+            parts[sizes.index(max(sizes))] = {"big": max(sizes)}
+            payload = self.wire.dump_data(parts)
+        self.wire.write_message(self.proto_out, payload)
 
     def receive(self):
         payload = self.wire.read_message(self.proto_in, limit=2**62)
@@ -209,21 +189,19 @@ class Worker:
         else:
             self.send("lookup", "value", value)
 
-    def do_call(self, name, args, kwargs, repeat, watch) -> None:
+    def do_call(self, name, args, kwargs, repeat) -> None:
         from panpriv_teach.exercises.harness import Outcome, outcome_of_exception, repeated
         fn = self.shell.user_ns.get(name)
-        REACHED.clear()
         try:
             value = repeated(fn, args, kwargs, repeat)
             outcome = Outcome("returned", value)
         except BaseException as exc:  # noqa: BLE001 - even SystemExit is only a wrong answer
             outcome = outcome_of_exception(exc)
         _not_forked()
-        reached = sorted(REACHED & set(watch))
         states = {key: g.bit_generator.state for key, g in self.rngs.items()}
         back = ([v if _writable(v) else None for v in args],
                 {k: v for k, v in kwargs.items() if _writable(v)})
-        self.send("outcome", *outcome, reached, states, back)
+        self.send("outcome", *outcome, states, back)
         self.rngs.clear()
         self.callbacks.clear()
 

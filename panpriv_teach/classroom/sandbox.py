@@ -1,0 +1,158 @@
+"""The sandbox each student notebook runs in when a class is graded: bubblewrap (`bwrap`, the
+Debian package `bubblewrap`), which runs unprivileged or as root and needs no daemon.
+
+Inside, the worker process sees
+- read-only: the Python environment (the interpreter's and the virtual environment's
+  prefixes), the system's programs and shared libraries (/usr, /lib*, /bin), the loader's
+  cache, the font configuration and matplotlib's font list;
+- read-only: the grading view of the course's library (`grading.library_view`) at /course;
+- its own empty writable /tmp (a tmpfs of at most TMP_BYTES), holding a copy of the one
+  notebook it grades;
+and nothing else: no other submission, no output folder, no solutions/, no home folder.
+The course folder, the submissions and the output folder are hidden even where they lie
+inside a mounted folder, and so is any installed copy of the library (which holds the
+answers). The worker has no network (a network namespace of its own, without interfaces),
+its own PID namespace (it cannot see or signal the grader or other workers), its own IPC
+and host-name namespaces, no capabilities, no new privileges (bwrap sets no_new_privs), a
+session of its own (no terminal to write into), and it is killed with SIGKILL when the
+grader's process that started it dies (--die-with-parent). The worker is the namespace's
+first process (--as-pid-1): every process it forks dies with it, it ignores signals sent
+from inside the sandbox, and its CPU time reaches the grader's accounts when it ends. Its CPU time and memory are
+limited by the worker itself (RLIMIT_CPU, RLIMIT_AS) before any student code runs.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+TMP_BYTES = 256 * 2**20
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
+          "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/fonts", "/etc/localtime")
+LIBRARY = "/course"       # where the library view is mounted inside the sandbox
+HOME = "/tmp"
+MPLCONFIGDIR = "/tmp/.matplotlib"
+
+HOW_TO_GET_IT = (
+    "Grading runs every student's notebook in a sandbox, bubblewrap (`bwrap`), {why}. "
+    "On Linux, install it: `sudo apt-get install bubblewrap` (Debian, Ubuntu) or "
+    "`sudo dnf install bubblewrap` (Fedora). On macOS or Windows, grade inside a Linux "
+    "virtual machine or container that has it (course/instructor_guide.md, \"Grading on "
+    "macOS or Windows\"). To grade code you trust without a sandbox, pass --no-sandbox "
+    "(`make grade ... NO_SANDBOX=1`).")
+BROKEN = (
+    "Grading runs every student's notebook in a sandbox, bubblewrap, and {bwrap} fails here: "
+    "{error}. It needs user namespaces (a container may forbid them: run it with "
+    "--security-opt seccomp=unconfined, or grade in a virtual machine; see "
+    "course/instructor_guide.md, \"Grading on macOS or Windows\"). To grade code you trust "
+    "without a sandbox, pass --no-sandbox (`make grade ... NO_SANDBOX=1`).")
+
+
+def python() -> str:
+    """This Python's executable, its folder's links resolved (where the sandbox mounts it;
+    the file itself stays unresolved, so that a virtual environment is still found)."""
+    return os.path.join(os.path.realpath(os.path.dirname(sys.executable)),
+                        os.path.basename(sys.executable))
+
+
+class SandboxUnavailable(Exception):
+    """No working bubblewrap on this machine; the message says why and how to get one."""
+
+
+def environment_prefixes() -> list:
+    """The Python environment's folders: the interpreter's and the virtual environment's
+    prefixes (outermost only)."""
+    venv = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
+    venv = [venv] if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else []   # under -S too
+    found = sorted({os.path.realpath(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix,
+                                                  sys.base_exec_prefix, *venv)})
+    return [p for p in found if not any(p.startswith(q + os.sep) for q in found if q != p)]
+
+
+def site_paths() -> list:
+    """The folders of sys.path inside the Python environment (the standard library,
+    site-packages): what the worker, started with -S, puts on its path after the library."""
+    prefixes = environment_prefixes()
+    return [p for p in sys.path if p and os.path.isdir(p) and any(
+        os.path.realpath(p) == q or os.path.realpath(p).startswith(q + os.sep) for q in prefixes)]
+
+
+def _font_list() -> list:
+    """matplotlib's font list in the grader's cache (building it if needed): mounted in the
+    sandbox, it spares every worker the second it takes to build it."""
+    try:
+        import matplotlib
+        import matplotlib.font_manager  # noqa: F401  (builds the list when it is missing)
+        return sorted(Path(matplotlib.get_cachedir()).glob("fontlist-v*.json"))[-1:]
+    except Exception:  # no matplotlib, or no cache folder: the workers build their own
+        return []
+
+
+class Sandbox:
+    """bwrap's command line for one worker; `find(hidden)` checks that it works here."""
+
+    def __init__(self, bwrap: str, hidden=()):
+        self.bwrap = bwrap
+        binds = environment_prefixes()
+        hidden = {os.path.realpath(p) for p in hidden}
+        hidden |= {os.path.join(p, "panpriv_teach") for p in site_paths()
+                   if os.path.isdir(os.path.join(p, "panpriv_teach"))}
+        mounts = [(p, ["--ro-bind", p, p]) for p in binds]
+        for path in SYSTEM:
+            if os.path.islink(path):
+                mounts.append((path, ["--symlink", os.readlink(path), path]))
+            elif os.path.exists(path):
+                mounts.append((path, ["--ro-bind", path, path]))
+        covered = [p for p, _ in mounts]
+        mounts += [(h, ["--tmpfs", h]) for h in sorted(hidden)
+                   if any(h == c or h.startswith(c + os.sep) for c in covered)]
+        mounts.sort(key=lambda m: m[0].count(os.sep))   # outer folders first, then masks
+        self.mounts = [arg for _, args in mounts for arg in args]
+        self.fonts = [arg for f in _font_list()
+                      for arg in ("--ro-bind", str(f), f"{MPLCONFIGDIR}/{f.name}")]
+
+    @classmethod
+    def find(cls, hidden=()) -> Sandbox:
+        """The sandbox, once a trial run of Python inside it succeeded; raises
+        SandboxUnavailable otherwise."""
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            why = ("and this machine has none" if sys.platform.startswith("linux") else
+                   f"which needs Linux (this is {sys.platform})")
+            raise SandboxUnavailable(HOW_TO_GET_IT.format(why=why))
+        sandbox = cls(bwrap, hidden)
+        trial = subprocess.run(sandbox.command(None, None) + [python(), "-I", "-S", "-c", "pass"],
+                               capture_output=True, text=True, timeout=60)
+        if trial.returncode != 0:
+            error = trial.stderr.strip()[:300] or f"exit code {trial.returncode}"
+            raise SandboxUnavailable(BROKEN.format(bwrap=bwrap, error=error))
+        return sandbox
+
+    def command(self, view, notebook_fd: int | None, notebook_name: str = "notebook.ipynb"
+                ) -> list:
+        """bwrap's arguments up to `--` for a worker reading the library view at `view` and
+        getting a copy of the notebook open at `notebook_fd` (pass it in pass_fds)."""
+        args = [self.bwrap, "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL", "--hostname", "grader", *self.mounts,
+                "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                *self.fonts]
+        if view is not None:
+            args += ["--ro-bind", str(view), LIBRARY]
+        if notebook_fd is not None:
+            args += ["--file", str(notebook_fd), f"/tmp/{notebook_name}"]
+        args += ["--chdir", HOME, "--clearenv"]
+        for name, value in dict(worker_environment(HOME), PATH="/usr/bin:/bin").items():
+            args += ["--setenv", name, value]
+        return args + ["--"]
+
+
+def worker_environment(home: str) -> dict:
+    """The variables a worker gets (in or out of the sandbox): one BLAS thread, Agg figures,
+    IPython's and matplotlib's folders in its own temporary folder."""
+    return {"HOME": home, "TMPDIR": home,
+            "LANG": "C.UTF-8", "USER": "student", "LOGNAME": "student", "MPLBACKEND": "Agg",
+            "MPLCONFIGDIR": os.path.join(home, ".matplotlib"),
+            "IPYTHONDIR": os.path.join(home, ".ipython"), "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

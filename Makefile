@@ -43,9 +43,9 @@ release: setup  ## a student copy without solutions: make release OUT=../panpriv
 	@test -n "$(OUT)" || { echo "usage: make release OUT=folder"; exit 2; }
 	$(BIN)/python -m panpriv_teach release $(OUT)
 
-grade: setup  ## grade a class: make grade SUBMISSIONS=folder OUT=folder [JOBS=n]
-	@test -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make grade SUBMISSIONS=folder OUT=folder [JOBS=n]"; exit 2; }
-	$(BIN)/python -m panpriv_teach grade $(SUBMISSIONS) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),)
+grade: setup  ## grade a class in a sandbox (needs bubblewrap): make grade SUBMISSIONS=folder OUT=folder [JOBS=n] [BUDGET=s] [NO_SANDBOX=1]
+	@test -n "$(SUBMISSIONS)" -a -n "$(OUT)" || { echo "usage: make grade SUBMISSIONS=folder OUT=folder [JOBS=n] [BUDGET=seconds] [NO_SANDBOX=1 (trusted code only)]"; exit 2; }
+	$(BIN)/python -m panpriv_teach grade $(SUBMISSIONS) --out $(OUT) $(if $(JOBS),--jobs $(JOBS),) $(if $(BUDGET),--budget $(BUDGET),) $(if $(NO_SANDBOX),--no-sandbox,)
 
 nbgrader: setup  ## an nbgrader course directory: make nbgrader OUT=../panpriv-nbgrader
 	@test -n "$(OUT)" || { echo "usage: make nbgrader OUT=folder"; exit 2; }

@@ -21,4 +21,4 @@ def test_exact_epsilon_must_be_infinite_when_an_output_is_impossible_for_one_inp
 
 def test_the_simulation_reports_the_growth_of_the_error(capsys):
     check.exercise_2_5(simulate_errors, strict=True)
-    assert "n × 100 multiplies the error by" in capsys.readouterr().out
+    assert "n × 40 multiplies the error by" in capsys.readouterr().out

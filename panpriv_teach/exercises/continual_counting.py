@@ -156,7 +156,7 @@ def exercise_4_2(dyadic_intervals):
 
 
 # ---------------------------------------------------------------- 4.3 Cum's noise scale
-_SCALE_SIZES = [1, 2, 3, 4, 5, 8, 13, 16, 100, 128, 129]
+_SCALE_SIZES = [1, 2, 3, 4, 5, 8, 13, 16, 33, 64, 65]
 
 
 def _first_mismatch(cases, answers, formula):

@@ -114,7 +114,7 @@ _M = np.arange(0, 200, 5)
 _B = np.tile([0, 1], 20)
 _STREAM = np.concatenate([_M[:10], np.repeat(_M[10:20], 6), _M[20:] - 1, [7, 203, 999]])
 _ONCE, _OFTEN, _NEVER = slice(0, 10), slice(10, 20), slice(20, 40)
-_RUNS = 400
+_RUNS = 300
 
 
 def _d1_verdict(tables, epsilon, alpha):
@@ -189,7 +189,7 @@ def exercise_3_3(update_table):
 
 # ---------------------------------------------------------------- 3.4 the output
 _RELEASE_CASES = ((np.tile([1, 1, 0, 1, 0], 8), 0.5), (np.tile([0, 1, 1, 0], 25), 0.25))
-_RELEASES = 4_000
+_RELEASES = 3_000
 
 _WRONG_RELEASE_SCALES = (  # (the scale a slip gives, of (m, ε); the slip)
     (lambda m, e: 1 / (e * m), "you added Lap(1/(εm)) to the released 4(θ − 1/2)/ε, as Roth "

@@ -375,19 +375,20 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
     raise ExerciseFailed(f"calling {shown}{times} {outcome.message}")
 
 
-def expect_reproducible(fn, *args, convert=None, **kwargs) -> None:
-    """Fail unless `fn(*args, rng=...)` is reproducible from its `rng` argument: two calls
-    with identically seeded generators give the same answer. (Whether it is random at all
-    is for the checker's test of its law: a deterministic answer has a point mass for law,
-    and two seeds may rightly give the same answer.) `convert` validates one answer first
-    (e.g. `as_real`), so a broken answer gets the diagnosis about its type."""
+def expect_reproducible(fn, *args, convert=None, draws: int = 1, **kwargs) -> None:
+    """Fail unless `fn(*args, rng=...)` is reproducible from its `rng` argument: `draws`
+    calls from identically seeded generators give the same answers twice. (Whether it is
+    random at all is for the checker's test of its law: a deterministic answer has a point
+    mass for law, and two seeds may rightly give the same answer.) An answer with few
+    possible values needs several draws, or one drawing from elsewhere repeats by chance.
+    `convert` validates one answer first (e.g. `as_real`), so a broken answer gets the
+    diagnosis about its type."""
     def run():   # each call on its own copies of the arrays: an answer may change them
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        answer = call(fn, *copies, rng=np.random.default_rng(12345), **kwargs)
-        return np.asarray(convert(answer) if convert else answer, dtype=object)
+        answers = call(fn, *args, rng=np.random.default_rng(12345), repeat=draws, **kwargs)
+        return [np.asarray(convert(a) if convert else a, dtype=object) for a in answers]
 
     first, again = run(), run()
-    if first.shape != again.shape or not np.array_equal(first, again):
+    if any(a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(first, again)):
         raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
                              "your function draws randomness from somewhere other than its "
                              "`rng` argument (np.random.*, the random module), so its results "

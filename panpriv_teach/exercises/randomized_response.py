@@ -311,7 +311,7 @@ def _error_law(n0, n1, bias):
     return np.arange(-n1, n0 + 1), np.convolve(a, b[::-1])
 
 
-_TRIALS = 1_500
+_TRIALS = 1_000
 
 
 @exercise("2.5", "Error grows like √n")
@@ -324,7 +324,7 @@ def exercise_2_5(simulate_errors):
     rng = seeded(205)
     bias = 0.6
     stds = {}
-    for n in (40, 4_000):
+    for n in (40, 1_600):
         bits = (np.arange(n) % 4 == 0).astype(int)
         n1 = int(bits.sum())
         n0 = n - n1
@@ -366,7 +366,7 @@ def exercise_2_5(simulate_errors):
         raise ExerciseFailed("your errors do not follow the law of randomized response's "
                              "errors (each error is (n/2 − Σ M_i/(2b)) − c for a fresh "
                              f"randomization of the same bits). {where}")
-    return f"n × 100 multiplies the error by {stds[4_000] / stds[40]:.1f} ≈ √100 = 10."
+    return f"n × 40 multiplies the error by {stds[1_600] / stds[40]:.1f} ≈ √40 = 6.3."
 
 
 # ---------------------------------------------------------------- 2.6 local histogram

@@ -163,8 +163,8 @@ def _(true_answer, sensitivity, epsilon, rng):
 
 @correct("1.3", "a random sign times an exponential (two rng calls, sign first)")
 def _(true_answer, sensitivity, epsilon, rng):
-    sign = rng.choice([-1.0, 1.0])
-    return float(true_answer + sign * rng.exponential(sensitivity / epsilon))
+    sign = 1.0 if rng.random() < 0.5 else -1.0
+    return true_answer + sign * rng.exponential(sensitivity / epsilon)
 
 
 @correct("1.3", "numpy's sampler centred on the true answer")

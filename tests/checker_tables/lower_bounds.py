@@ -443,7 +443,7 @@ def _(algorithm, n_queries, rng):
     return reconstruct_lp(q, values, method="l1")
 
 
-@mistake("7.6", "|q| not subtracted from the output", "not subset sums")
+@mistake("7.6", "the size of q not subtracted from the output", "not subset sums")
 def _(algorithm, n_queries, rng):
     m = algorithm.universe_size
     q = rng.integers(0, 2, (n_queries, m))

@@ -105,7 +105,7 @@ def _(sketch, p):
 
 @correct("6.2", "the middle of the sorted values")
 def _(sketch, p):
-    values = sorted(abs(x) ** p for x in sketch)
+    values = np.sort(np.abs(sketch)) ** p
     return values[len(values) // 2] / stable_scale_factor(p)
 
 
@@ -119,7 +119,7 @@ def _(sk, p):
     return float(np.median(np.abs(sk) ** p))
 
 
-@mistake("6.2", "the p-norm instead of Σ|a_i|^p", "p-norm")
+@mistake("6.2", "the p-norm, not its p-th power", "p-norm")
 def _(sk, p):
     return float(np.median(np.abs(sk)) / stable_scale_factor(p) ** (1 / p))
 

@@ -1,0 +1,58 @@
+"""README's promise measured: no correct answer fails a check by chance.
+
+Every checker draws its cases and data from random seeds (`_answers.seeded`, `fresh_rng`);
+`_answers.reseeded(k)` replaces them by the random seed k. Here every correct answer of the
+mutation tables (tests/checker_tables/: 3 or more per exercise, written in different ways)
+is checked under the random seeds 0..199, and every failure is reported: 0 are expected.
+
+The bound this checks: by construction each exercise's statistical tests share a
+false-failure probability below `_laws.ALPHA` = 1e-7 (DKW with Massart's constant, exact
+binomial tails, Bonferroni), far too small to measure; with 0 failures in the N checks run
+here, the per-check false-failure rate is below 3/N (about 1.1e-4 for 134 answers × 200
+seeds) with 95 % confidence, and below 3/600 = 0.005 for each exercise's 3 answers × 200
+seeds. A rate that a slip in a checker's tolerances would cause (1e-3 or more per check)
+shows up here.
+
+Slow (minutes on 2 cores): marked `slow`, so the fast tier skips it; one class per checker
+module, so pytest-xdist's loadscope spreads the modules over the workers.
+"""
+import pytest
+
+from checker_testing import tables
+from panpriv_teach.exercises._answers import reseeded
+from panpriv_teach.exercises.harness import ExerciseFailed
+
+SEEDS = 200
+pytestmark = pytest.mark.slow
+
+
+def false_failures(table) -> tuple[int, list[str]]:
+    """(checks run, a line per failure) for every correct answer of `table` under SEEDS
+    random seeds."""
+    runs, failures = 0, []
+    for variant in table.variants:
+        checker = table.checker(variant.exercise)
+        for k in range(SEEDS):
+            with reseeded(k):
+                try:
+                    checker.verdict(variant.answer)
+                except ExerciseFailed as failure:
+                    failures.append(f"{variant.exercise} '{variant.name}', random seed {k}: "
+                                    f"{failure.diagnosis}")
+            runs += 1
+    return runs, failures
+
+
+def _module_test(table):
+    def test_no_correct_answer_fails_under_200_random_seeds(self):
+        runs, failures = false_failures(table)
+        print(f"\n{table.module}: {len(table.variants)} correct answers × {SEEDS} random seeds "
+              f"= {runs} checks, {len(failures)} failures")
+        assert not failures, "\n".join(failures)
+    return test_no_correct_answer_fails_under_200_random_seeds
+
+
+for _table in tables():
+    _name = "Test" + "".join(part.title() for part in _table.module.split("_"))
+    globals()[_name] = type(_name, (), {"test_no_correct_answer_fails_under_200_random_seeds":
+                                        _module_test(_table)})

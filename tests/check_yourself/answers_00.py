@@ -13,6 +13,6 @@ def largest_posterior(prior, epsilon):
 ANSWERS = {
     1: lambda: [len({17, 4, 17, 9})],                                   # distinct visitors
     2: lambda: [100 * largest_posterior(0.5, math.log(3))],             # percent
-    3: lambda: [100 * largest_posterior(0.5, 2 * math.log(3))],         # two tied rows: e^(2ε)
+    3: lambda: [100 * largest_posterior(0.5, 2 * math.log(3))],         # you and your sister: e^(2ε)
     4: lambda: [RandomizedResponse(bias=0.2).epsilon],                  # ln(1.2/0.8)
 }

@@ -9,9 +9,13 @@
 * `shape_deck`: slides an instructor can project at 1280 x 720. A new slide at every `#`/`##`
   heading and a sub-slide at every `###` (markdown cells are split at headings); a
   continuation sub-slide wherever the next cell would not fit (by an estimate of its height
-  in the deck's CSS, course/nbconvert/reveal_offline/index.html.j2), and cells too tall for
-  one slide split: markdown at paragraphs, code at blank lines, outputs on sub-slides of their
-  own, long text outputs in pieces. A cell tagged `scroll` is kept whole on a slide that scrolls.
+  in the deck's CSS, course/nbconvert/reveal_offline/index.html.j2, above the corner kept for
+  the navigation arrows) or would bring the slide's prose above PROSE_CHARS characters; cells
+  too tall or too wordy for one slide split: markdown at paragraphs (a `<details>` answer
+  kept whole; a single paragraph still too long, at sentences), code at blank lines, outputs
+  on sub-slides of their own, long text outputs in pieces. Every figure is shown centred at
+  80 % of the slide's width (FIGURE_WIDTH), or as tall as a slide allows when that is too
+  tall. A cell tagged `scroll` is kept whole on a slide that scrolls.
 """
 from __future__ import annotations
 
@@ -26,13 +30,19 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
-# The deck's geometry (reveal.js at 1280 x 720, the CSS of reveal_offline/index.html.j2).
-SLIDE_HEIGHT = 720
-BUDGET = 610                     # px of content per slide: margins, and the estimate's error
-TEXT_LINE, TEXT_CHARS = 30, 88   # markdown: 20 px font, line height 1.5, characters per line
-CODE_LINE, CODE_CHARS = 22, 108  # code and text output: 15 px monospace, line height 1.45
+# The deck's geometry (reveal.js at 1280 x 720 drawn 1:1, the CSS of reveal_offline/index.html.j2).
+SLIDE_WIDTH, SLIDE_HEIGHT = 1280, 720
+CONTROLS = 112                   # px at the bottom right: reveal.js's navigation arrows
+BUDGET = 540                     # px of content per slide: 720 - 16 (top) - CONTROLS - the estimate's error
+FIGURE_WIDTH = 1024              # px: 80 % of the slide's width
+FIGURE_HEIGHT = BUDGET - 24      # px: the tallest a figure alone on a slide is shown (its cell fits)
+PROSE_CHARS = 850                # characters of prose per slide (the test allows 900)
+TEXT_LINE, TEXT_CHARS = 30, 110  # markdown: 20 px font, line height 1.5, characters per line
+CODE_LINE, CODE_CHARS = 26, 104  # code and text output: 18 px monospace, line height 1.45
 HEADING_PX = {1: 70, 2: 60, 3: 50}
 CELL_GAP = 14
+DETAILS_OPEN, DETAILS_CLOSE = re.compile(r"<details\b", re.I), re.compile(r"</details\s*>", re.I)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*\[])")
 
 
 def _source(cell) -> str:
@@ -41,6 +51,15 @@ def _source(cell) -> str:
 
 def _plain(markdown: str) -> str:
     return re.sub(r"[*_`$\\]", "", MARKDOWN_LINK.sub(r"\1", markdown)).strip()
+
+
+def prose_chars(markdown: str) -> int:
+    """The characters of prose a markdown text shows, headings and markup left out (an
+    answer in `<details>` counted as if open, math by its source)."""
+    text = re.sub(r"</?[A-Za-z][^<>]*>", " ", markdown)
+    lines = [line for line in text.splitlines() if not HEADING.match(line)
+             and not set(line.strip()) <= set("|-: ")]
+    return len(re.sub(r"\s+", " ", _plain(" ".join(lines))).strip())
 
 
 # ---------------------------------------------------------------- figures
@@ -85,12 +104,31 @@ def alt_texts(cell) -> list[str]:
 
 # ---------------------------------------------------------------- heights
 
-def _png_height(data: str) -> int:
+def _png_size(data: str) -> tuple[int, int]:
+    """(width, height) of a base64 PNG, from its header ((675, 400) if it is not a PNG)."""
     raw = base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4))
     if raw[:8] != b"\x89PNG\r\n\x1a\n":
-        return 400
+        return 675, 400
     width, height = struct.unpack(">II", raw[16:24])
-    return height
+    return width, height
+
+
+def size_figures(nb) -> None:
+    """Show every PNG figure at FIGURE_WIDTH, or FIGURE_HEIGHT tall if that is taller (in place:
+    its output's width and height metadata, which the deck's <img> takes). Its logical width
+    (the stored `width`, a figure drawn at twice its pixels for sharpness, else its pixels)
+    is kept as `logical_width`: the figure's text is shown width/logical_width times larger."""
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" not in data:
+                continue
+            meta = output.setdefault("metadata", {}).setdefault("image/png", {})
+            width, height = _png_size(data["image/png"])
+            logical = meta.get("logical_width") or meta.get("width") or width
+            aspect = height / width
+            shown = min(FIGURE_WIDTH, round(FIGURE_HEIGHT / aspect))
+            meta.update(width=shown, height=round(shown * aspect), logical_width=logical)
 
 
 def _wrapped(text: str, chars: int) -> int:
@@ -139,7 +177,8 @@ def output_height(output) -> int:
         return CODE_LINE * len(output.get("traceback", [])) + 10
     data = output.get("data", {})
     if "image/png" in data:
-        return _png_height(data["image/png"]) + 10
+        shown = output.get("metadata", {}).get("image/png", {}).get("height")
+        return (shown or _png_size(data["image/png"])[1]) + 10
     if WIDGET_VIEW in data:
         return 520
     if "text/html" in data:
@@ -173,11 +212,11 @@ def _set_slide_type(cell, slide_type: str) -> None:
 
 def _blocks(text: str, at_headings: bool) -> list[str]:
     """Split markdown at headings (at_headings) or at blank lines, never inside a fenced
-    code block or a $$ display."""
-    blocks, current, in_fence, in_math = [], [], False, False
+    code block, a $$ display or a <details> block."""
+    blocks, current, in_fence, in_math, details = [], [], False, False, 0
     for line in text.splitlines():
         stripped = line.strip()
-        boundary = not in_fence and not in_math and (
+        boundary = not in_fence and not in_math and not details and (
             HEADING.match(line) if at_headings else not stripped)
         if boundary and any(part.strip() for part in current):
             blocks.append("\n".join(current).strip("\n"))
@@ -186,7 +225,9 @@ def _blocks(text: str, at_headings: bool) -> list[str]:
             in_fence = not in_fence
         elif stripped.startswith("$$") and stripped.count("$$") == 1:
             in_math = not in_math
-        if at_headings or stripped or in_fence or in_math:
+        elif not in_fence:
+            details = max(0, details + len(DETAILS_OPEN.findall(line)) - len(DETAILS_CLOSE.findall(line)))
+        if at_headings or stripped or in_fence or in_math or details:
             current.append(line)
     if any(part.strip() for part in current):
         blocks.append("\n".join(current).strip("\n"))
@@ -218,13 +259,48 @@ def _line_chunks(text: str, max_lines: int) -> list[str]:
     return [c for c in chunks if c.strip()]
 
 
+def _fits(markdown: str) -> bool:
+    return markdown_height(markdown) <= BUDGET and prose_chars(markdown) <= PROSE_CHARS
+
+
+def _sentences(block: str) -> list[str]:
+    """A paragraph too long for a slide, cut at sentence ends outside math and code into
+    pieces that fit (a block with a code fence, an answer or a table stays whole)."""
+    if _fits(block) or re.search(r"```|<details|^\s*\|", block, re.M):
+        return [block]
+    cuts = [m.start() for m in SENTENCE_END.finditer(block) if _outside_math_and_code(block, m.start())]
+    sentences = [block[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(block)])]
+    pieces, current = [], ""
+    for sentence in sentences:
+        if current and not _fits(f"{current} {sentence}"):
+            pieces.append(current)
+            current = ""
+        current = f"{current} {sentence}".strip()
+    return pieces + [current]
+
+
+def _outside_math_and_code(text: str, index: int) -> bool:
+    """Whether text[index] lies outside $...$, $$...$$ and `...`."""
+    open_with = None
+    for token in re.finditer(r"\\\$|\$\$|\$|`", text[:index]):
+        mark = token.group(0)
+        if mark == "\\$":
+            continue                                    # an escaped dollar
+        if open_with is None:
+            open_with = mark
+        elif mark == open_with:
+            open_with = None
+    return open_with is None
+
+
 def _split_tall(cell) -> list:
-    """A cell too tall for one slide, as cells that each fit (the first keeps its slide type;
-    the others are continuation sub-slides)."""
+    """A cell too tall (or, markdown, too wordy) for one slide, as cells that each fit (the
+    first keeps its slide type; the others are continuation sub-slides)."""
     if cell.cell_type == "markdown":
         pieces, current = [], []
-        for block in _blocks(_source(cell), at_headings=False):
-            if current and markdown_height("\n\n".join(current + [block])) > BUDGET:
+        for block in (piece for block in _blocks(_source(cell), at_headings=False)
+                      for piece in _sentences(block)):
+            if current and not _fits("\n\n".join(current + [block])):
                 pieces.append("\n\n".join(current))
                 current = []
             current.append(block)
@@ -248,6 +324,7 @@ def shape_deck(nb):
     nb = copy.deepcopy(nb)
     describe_figures(nb)
     prefer_pictures(nb)
+    size_figures(nb)
     cells = []
     for cell in nb.cells:                                   # a markdown cell per heading
         if cell.cell_type != "markdown":
@@ -264,7 +341,7 @@ def shape_deck(nb):
                 _set_slide_type(part, "-")
             cells.append(part)
 
-    shaped, used = [], 0
+    shaped, used, prose = [], 0, 0                          # the current slide's height and prose
     for cell in cells:
         kind = _slide_type(cell)
         if kind in ("notes", "skip"):
@@ -277,18 +354,20 @@ def shape_deck(nb):
             shaped.append(cell)
             used = BUDGET + 1                                # what follows starts a new sub-slide
             continue
-        height = cell_height(cell)
-        parts = _split_tall(cell) if height > BUDGET else [cell]
+        wordy = cell.cell_type == "markdown" and prose_chars(_source(cell)) > PROSE_CHARS
+        parts = _split_tall(cell) if cell_height(cell) > BUDGET or wordy else [cell]
         for k, part in enumerate(parts):
             height = cell_height(part)
+            words = prose_chars(_source(part)) if part.cell_type == "markdown" else 0
             if k == 0 and kind in ("slide", "subslide"):
-                used = 0
-            elif used and used + height > BUDGET:
+                used = prose = 0
+            elif used and (used + height > BUDGET or prose + words > PROSE_CHARS):
                 _set_slide_type(part, "subslide")
-                used = 0
+                used = prose = 0
             elif k:
                 _set_slide_type(part, "-")
             used += height
+            prose += words
             shaped.append(part)
     nb.cells = shaped
     return nb

@@ -7,7 +7,8 @@ each lecture notebook that uses ipywidgets:
 1. opened as stored, before any kernel has run, every widget cell shows a picture drawn at a
    non-zero size on screen (its default figure), never the widget's text repr or an error;
    the notebook is read-only (its toolbar says so, it cannot be saved) and not modified;
-   closed, it asks nothing (no "Save changes?"), and it opens again;
+   its Check yourself answers are collapsed and open on a click; closed (only read), it
+   asks nothing (no "Save changes?"), and it opens again;
 2. Run > Run All Cells, clicked in the menu, runs without an error;
 3. every interactive figure, scrolled into view, is drawn at a non-zero size on screen (its
    bounding box, not its natural size) and at its picture's own size (not stretched), and
@@ -232,6 +233,29 @@ DOCUMENT_JS = """() => {
           tabModified: panel.title.className.includes('jp-mod-dirty')};
 }"""
 
+# The answers of the Check yourself questions (<details> in markdown cells), each markdown
+# cell scrolled into view (the windowed notebook renders only what is near the screen): closed,
+# their body hidden; a click on the summary opens them.
+ANSWERS_JS = """async () => {
+  const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const nb = window.__bt.panel.content, cells = nb.model.cells, found = [];
+  const body = d => [...d.children].filter(c => c.tagName !== 'SUMMARY')
+    .some(c => c.getBoundingClientRect().height > 0 && c.checkVisibility());
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type !== 'markdown' || !cell.sharedModel.getSource().includes('<details')) continue;
+    await nb.scrollToItem(i, 'center');
+    await frames();
+    for (const d of nb.widgets[i].node.querySelectorAll('details')) {
+      const before = {open: d.open, body: body(d)};
+      d.querySelector('summary').click();
+      await frames();
+      found.push({cell: i + 1, before, after: {open: d.open, body: body(d)}});
+    }
+  }
+  return found;
+}"""
+
 # Close the notebook (as its tab's close button does); true once it is gone.
 CLOSE_JS = """() => { window.__bt.panel.close(); }"""
 CLOSED_JS = """() => window.__bt.panel.isDisposed"""
@@ -337,6 +361,10 @@ def _not_drawn(cells: list[dict], figures_only: bool) -> list[str]:
                 problems.append(f"cell {c['cell']}: a picture drawn {image['width']} x {image['height']} px "
                                 f"(natural width {image['natural']}, on screen: {image['onScreen']})")
     return problems
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
 def _stretched(cells: list[dict]) -> list[str]:
@@ -489,6 +517,12 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         assert document == {"dirty": False, "canSave": False, "writable": False, "readOnlySign": True,
                             "tabModified": False}, f"{name}: opened, expected a read-only, unmodified " \
                                                    f"notebook; got {document}"
+        answers = page.evaluate(ANSWERS_JS)
+        expected = sum(_source(c).count("<details") for c in stored["cells"] if c["cell_type"] == "markdown")
+        wrong = [a for a in answers if a["before"] != {"open": False, "body": False}
+                 or a["after"] != {"open": True, "body": True}]
+        assert len(answers) == expected and not wrong, \
+            f"{name}: expected {expected} answers, collapsed and opened by a click; got {answers}"
         page.evaluate(CLOSE_JS)
         dialog = _dialog(page, 2)
         assert dialog is None, f"{name}: closing a lecture only read showed a dialog: {dialog}"

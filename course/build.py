@@ -6,10 +6,11 @@
 slides: one reveal.js deck per lecture for a 1280 x 720 projector (nbconvert's slides exporter,
     template course/nbconvert/reveal_offline, the notebook first shaped by
     course/nbconvert/shaping.py: a slide per section, a sub-slide per subsection, continuation
-    sub-slides where content would not fit, alt text on every figure, interactive figures as
-    their default picture), written to OUT with a copy of the vendored reveal.js, MathJax 2,
-    require.js, jQuery and widget renderer in OUT/vendor/, so the decks open from file:// with
-    no network. Also writes OUT/index.html. Prints the number of slides of each deck.
+    sub-slides where content would not fit or would pass about 850 characters of prose,
+    figures centred at 80 % of the slide's width, alt text on every figure, interactive
+    figures as their default picture), written to OUT with a copy of the vendored reveal.js,
+    MathJax 2, require.js, jQuery and widget renderer in OUT/vendor/, so the decks open from
+    file:// with no network. Also writes OUT/index.html. Prints the number of slides of each deck.
 site: a Jupyter Book 1.x (Sphinx) site of the whole course -- course/intro.md, course/*.md and
     course/*.ipynb, lectures/, exercises/ and (unless --no-solutions) solutions/ -- with the
     outputs stored in the notebooks (nothing is executed). The files are staged in WORK/src

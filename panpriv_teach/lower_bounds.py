@@ -129,9 +129,10 @@ def packing_bound(T, epsilon=1.0, p=0.5, base="zero") -> float:
     every input: some input has, with probability > 1 − p, an error >= w/2 at some step.
     Returns the largest such w/2.
 
-    Growth: with base="zero" the condition is about ln T − ln(ln T/ε) > εL, so
-    a ≈ (ln T − ln ln T)/(2ε): Ω(log T/ε). The Local-mechanisms notes' base ("first", distance 4a) gives half:
-    about (ln T − ln ln T)/(4ε) ("a < ln T/4 − 1" at ε = 1, see `notes_packing_shortcut`).
+    Growth: with base="zero", ignoring the rounding of T/w, the condition is εw + ln w < ln T,
+    which holds for every w below (ln T − ln(ln T/ε))/ε, so a ≈ (ln T − ln(ln T/ε))/(2ε):
+    Ω(log T/ε). The Local-mechanisms notes' base ("first", distance 4a) gives half: about
+    (ln T − ln(ln T/ε))/(4ε) ("a < ln T/4 − 1" at ε = 1, see `notes_packing_shortcut`).
     """
     T = require_int("T", T, low=4, note="two blocks of length >= 2 must fit")
     if packing_condition(T, 1, epsilon, p, base) <= 1:

@@ -1,13 +1,14 @@
 """The numbers of lecture 02's Check yourself, computed (tests/test_lecture_shape.py reads them)."""
 import math
 
+from panpriv_teach.lower_bounds import local_bayes_bound
 from panpriv_teach.mechanisms import RandomizedResponse
 
 
 def q1():
-    """Posterior after a "yes" with Warner's fair coins: P(yes | 1) = 3/4, P(yes | 0) = 1/4."""
+    """Posterior after a "no" with Warner's fair coins: P(no | 1) = 1/4, P(no | 0) = 3/4."""
     prior = 0.2
-    return [prior * 3 / 4 / (prior * 3 / 4 + (1 - prior) / 4)]
+    return [prior / 4 / (prior / 4 + (1 - prior) * 3 / 4)]
 
 
 def q2():
@@ -26,8 +27,10 @@ def q4():
 
 
 def q5():
-    """√n/ε for n = 10,000 and ε = 0.5."""
-    return [math.sqrt(10_000) / 0.5]
+    """Every local 0.5-DP count of 10,000 bits has rms error >= sqrt(n e^ε)/(1 + e^ε) on some
+    input (the posterior-variance bound); randomized response's sd at the same ε."""
+    n, epsilon = 10_000, 0.5
+    return [local_bayes_bound(n, epsilon), RandomizedResponse.from_epsilon(epsilon).std(n)]
 
 
 ANSWERS = {1: q1, 2: q2, 3: q3, 4: q4, 5: q5}

@@ -1,4 +1,5 @@
-"""Benchmark: grading a class with integrity, against merely executing its notebooks.
+"""Benchmark: grading a class with integrity, every notebook in its sandbox, against merely
+executing its notebooks.
 
 A class of STUDENTS students (default 60) each hands in the 7 exercise notebooks. Each
 student-notebook is one of five kinds, in turn (student i, module j → kind (i + j) mod 5),
@@ -12,15 +13,21 @@ generated from solutions/ and exercises/:
   the pass line, and the checker module's exercise_N_k replaced by a lambda first.
 
 Measured in the same run, on the same submissions, each with JOBS parallel jobs:
-- grading: `panpriv_teach.classroom.grading.grade_submissions(SUBMISSIONS, OUT, jobs=JOBS)`, which
-  runs each notebook in a worker process and the real checkers in the grader, and writes
-  grades.csv, grades.json and the feedback files;
-- baseline: executing every notebook with nbclient (`panpriv_teach.classroom.notebooks.execute_copy`,
-  a fresh kernel per notebook, errors allowed, as a check command would), JOBS at a time.
+- grading: `panpriv_teach.classroom.grading.grade_submissions(SUBMISSIONS, OUT, jobs=JOBS)`
+  with its bubblewrap sandbox, which runs each notebook in sandboxed worker processes and
+  the real checkers in the grader's jobs, and writes grades.csv, grades.json and the
+  feedback files (the check of the sources against their manifest is timed apart: the
+  shared working tree this runs in need not match its last commit);
+- baseline: executing every notebook with nbclient
+  (`panpriv_teach.classroom.notebooks.execute_copy`, a fresh kernel per notebook, errors
+  allowed, as a check command would), JOBS at a time;
+- the sandbox's own cost: starting a worker (until it answers "ready") and ending it, in
+  the sandbox and as a plain process, SAMPLES times each, one at a time: every notebook
+  starts at least one worker.
 Printed: both wall times, the ratio grading / baseline (target: <= 2), the time per notebook,
-and whether every kind got the statuses it should (correct → all passed; endless → the
-never-ending exercise failed (and those whose answers call it), the others passed; wrong,
-broken, cheating → none passed).
+the sandbox's cost per worker, and whether every kind got the statuses it should (correct
+→ all passed; endless → the never-ending exercise failed (and those whose answers call
+it), the others passed; wrong, broken, cheating → none passed).
 
 Run: .venv/bin/python benchmarks/bench_grading.py [--students N] [--jobs J]
 """
@@ -40,11 +47,15 @@ from pathlib import Path
 import nbformat
 
 from panpriv_teach.classroom.grading import grade_submissions
+from panpriv_teach.classroom.grading.manifest import source_problems
+from panpriv_teach.classroom.grading.session import Worker
 from panpriv_teach.classroom.notebooks import SOLUTION_ONLY, _replace_blocks, execute_copy
+from panpriv_teach.classroom.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("correct", "wrong", "broken", "endless", "cheating")
 TARGET = 2.0
+SAMPLES = 20
 
 
 def _answers_replaced(solution, body) -> nbformat.NotebookNode:
@@ -116,6 +127,16 @@ def baseline(paths: list, jobs: int) -> float:
     return time.perf_counter() - start
 
 
+def worker_start(sandbox) -> float:
+    """Median seconds to start a worker (until it is ready) and end it."""
+    times = []
+    for _ in range(SAMPLES):
+        start = time.perf_counter()
+        Worker({"checkers": {}}, sandbox=sandbox).close()
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
 def check_statuses(out: Path, kinds: dict) -> list:
     """Problems: a notebook whose statuses do not fit its kind (see the module docstring)."""
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
@@ -147,15 +168,24 @@ def main() -> int:
               f"({', '.join(f'{k}: {c}' for k, c in Counter(kinds.values()).items())}), "
               f"{args.jobs} jobs, {os.cpu_count()} cores")
         start = time.perf_counter()
-        code = grade_submissions(subs, out, jobs=args.jobs)
+        source_problems(ROOT)
+        verified = time.perf_counter() - start
+        start = time.perf_counter()
+        code = grade_submissions(subs, out, jobs=args.jobs, verify=False)
         graded = time.perf_counter() - start
         executed = baseline(sorted(subs.glob("*/*.ipynb")), args.jobs)
         problems = check_statuses(out, kinds)
+    sandboxed, plain = worker_start(Sandbox.find(hidden=[ROOT])), worker_start(None)
     ratio = graded / executed
-    print(f"grading (grade_submissions):   {graded:8.1f} s  ({graded / n:.2f} s per notebook)")
-    print(f"baseline (nbclient execution): {executed:8.1f} s  ({executed / n:.2f} s per notebook)")
+    print(f"grading (grade_submissions, sandboxed): {graded:8.1f} s  "
+          f"({graded / n:.2f} s per notebook)")
+    print(f"baseline (nbclient execution):          {executed:8.1f} s  "
+          f"({executed / n:.2f} s per notebook)")
     print(f"ratio grading / baseline: {ratio:.2f} (target <= {TARGET:g}): "
           f"{'met' if ratio <= TARGET else 'NOT met'}")
+    print(f"the sandbox's own cost: a worker starts and ends in {sandboxed:.3f} s sandboxed, "
+          f"{plain:.3f} s plain (medians of {SAMPLES}): {sandboxed - plain:+.3f} s per worker")
+    print(f"checking the sources against their manifest: {verified:.3f} s")
     for problem in problems:
         print(f"! unexpected statuses: {problem}")
     print(f"statuses as expected for every kind: {'yes' if not problems else 'NO'}; "

@@ -17,8 +17,9 @@ and host-name namespaces, no capabilities, no new privileges (bwrap sets no_new_
 session of its own (no terminal to write into), and it is killed with SIGKILL when the
 grader's process that started it dies (--die-with-parent). The worker is the namespace's
 first process (--as-pid-1): every process it forks dies with it, it ignores signals sent
-from inside the sandbox, and its CPU time reaches the grader's accounts when it ends. Its CPU time and memory are
-limited by the worker itself (RLIMIT_CPU, RLIMIT_AS) before any student code runs.
+from inside the sandbox, and its CPU time reaches the grader's accounts when it ends. Its
+CPU time and memory are limited by the worker itself (RLIMIT_CPU, RLIMIT_AS) before any
+student code runs.
 """
 from __future__ import annotations
 
@@ -61,22 +62,36 @@ class SandboxUnavailable(Exception):
     """No working bubblewrap on this machine; the message says why and how to get one."""
 
 
-def environment_prefixes() -> list:
-    """The Python environment's folders: the interpreter's and the virtual environment's
-    prefixes (outermost only)."""
+def _inside(path: str, folders) -> bool:
+    return any(path == f or path.startswith(f + os.sep) for f in folders)
+
+
+def _prefixes() -> set:
+    """The interpreter's and the virtual environment's prefixes, as given and resolved."""
     venv = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
     venv = [venv] if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else []   # under -S too
-    found = sorted({os.path.realpath(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix,
-                                                  sys.base_exec_prefix, *venv)})
-    return [p for p in found if not any(p.startswith(q + os.sep) for q in found if q != p)]
+    given = {os.path.abspath(p) for p in (sys.prefix, sys.exec_prefix, sys.base_prefix,
+                                          sys.base_exec_prefix, *venv)}
+    return given | {os.path.realpath(p) for p in given}
 
 
 def site_paths() -> list:
     """The folders of sys.path inside the Python environment (the standard library,
-    site-packages): what the worker, started with -S, puts on its path after the library."""
-    prefixes = environment_prefixes()
-    return [p for p in sys.path if p and os.path.isdir(p) and any(
-        os.path.realpath(p) == q or os.path.realpath(p).startswith(q + os.sep) for q in prefixes)]
+    site-packages), links resolved: what a worker, started with -S, puts on its path after
+    the library, and what the sandbox mounts."""
+    prefixes = _prefixes()
+    return list(dict.fromkeys(os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)
+                              and (_inside(os.path.abspath(p), prefixes)
+                                   or _inside(os.path.realpath(p), prefixes))))
+
+
+def environment_prefixes() -> list:
+    """The Python environment's folders, links resolved, outermost only: the prefixes, the
+    folder of this Python's executable and the folders of `site_paths` (a virtual
+    environment may link to folders elsewhere)."""
+    found = {os.path.realpath(p) for p in _prefixes()} | set(site_paths())
+    found.add(os.path.dirname(python()))
+    return sorted(p for p in found if not _inside(p, found - {p}))
 
 
 def _font_list() -> list:

@@ -1,10 +1,11 @@
 """The student's scoreboards, as `python -m panpriv_teach check` prints them.
 
-`render(grade)` turns one graded notebook (a `panpriv_teach.classroom.grading.NotebookGrade`) into
-text: what went wrong outside the exercises (a setup cell that raised), then one line per
-exercise with its status and the cell of its check as JupyterLab numbers it (the status
-bar's "Cell 5/21"; click it to go to a cell), then the diagnosis. `progress(course)` grades every notebook in my_work/ and lists the modules not
-started yet.
+`render(grade)` turns one graded notebook (a `panpriv_teach.classroom.grading.NotebookGrade`)
+into text: what went wrong outside the exercises (a setup cell that raised), then one line
+per exercise with its status and the cell of its check as JupyterLab numbers it (the
+status bar's "Cell 5/21"; click it to go to a cell), then the diagnosis.
+`progress(course)` grades every notebook in my_work/ and lists the modules not started
+yet.
 """
 from __future__ import annotations
 

@@ -204,7 +204,8 @@ class _Grading:
         self.restarts += 1
         if self.out_of_budget():
             raise _OverBudget()
-        setup = {"checkers": {self.module.checker_module: [e.function for e in self.module.exercises]}}
+        setup = {"checkers": {self.module.checker_module:
+                              [e.function for e in self.module.exercises]}}
         try:
             self.worker = Worker(setup, self.memory, view=self.view, sandbox=self.sandbox,
                                  notebook=self.path, cpu=self.budget.cpu - self.cpu_used())
@@ -287,11 +288,12 @@ class _Grading:
         problems = self.problems + [  # errors outside every exercise, or after its check
             message for position, section, message in self.errors
             if section is None or (self.checks.get(section) or 0) < position]
-        problems += [f"the Python process running this notebook was {why}; the grading run "
-                     "is reported as failed" for why in dict.fromkeys(self.outside)]
+        outside = [f"the Python process running its code was {why} (not by a limit of the "
+                   "grader)" for why in dict.fromkeys(self.outside)]
+        problems += [f"{why}; the grading run is reported as failed" for why in outside]
         return NotebookGrade(self.module.name, str(self.path), results, problems,
                              round(time.monotonic() - self.started, 2),
-                             round(self.cpu_used(), 2), over, list(dict.fromkeys(self.outside)))
+                             round(self.cpu_used(), 2), over, outside)
 
     def _grade(self, exercise, position: int) -> ExerciseGrade:
         def grade(status, diagnosis=""):

@@ -170,7 +170,8 @@ def encode(value, extra=None):
 def _type_name(value) -> str:
     kind = type(value)
     module = getattr(kind, "__module__", "") or ""
-    return kind.__qualname__ if module in ("builtins", "__main__") else f"{module}.{kind.__qualname__}"
+    name = kind.__qualname__
+    return name if module in ("builtins", "__main__") else f"{module}.{name}"
 
 
 def decode(data, extra=None):

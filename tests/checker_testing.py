@@ -5,7 +5,7 @@ student must see, and several different correct implementations. The tables live
 `tests/checker_tables/<checker module>.py`; `tests/test_checker_mutations.py` runs them,
 `tests/test_checker_false_failures.py` runs the correct ones under many random seeds, and
 the instructor guide's table "Common mistakes per exercise" lists their mistakes
-(`guide_rows`)."""
+(`guide_table`)."""
 from __future__ import annotations
 
 import importlib
@@ -98,10 +98,14 @@ def tables() -> list[Table]:
     return [importlib.import_module(f"checker_tables.{module}").table for module in MODULES]
 
 
-def guide_rows() -> dict[str, list[str]]:
-    """{exercise: the names of its mistakes}, as the instructor guide lists them."""
-    rows: dict[str, list[str]] = {}
+def guide_table() -> str:
+    """The instructor guide's table "Common mistakes per exercise": one row per exercise,
+    its title and the names of its mistakes (print it with
+    `cd tests && python -c "import checker_testing as c; print(c.guide_table())"`)."""
+    lines = ["| exercise | typical mistakes (each diagnosed by name) |", "|---|---|"]
     for table in tables():
-        for mistake in table.mistakes:
-            rows.setdefault(mistake.exercise, []).append(mistake.name)
-    return rows
+        numbers = list(dict.fromkeys(m.exercise for m in table.mistakes))
+        for number in numbers:
+            names = [m.name for m in table.mistakes if m.exercise == number]
+            lines.append(f"| {number} {table.checker(number).title} | {'; '.join(names)} |")
+    return "\n".join(lines)

@@ -119,6 +119,8 @@ def laplace_fits(z, alpha: float, ratio=(1.0, 1.0)) -> bool:
     ŝ/s when z was standardised by an estimated scale ŝ (then z ~ Lap(s/ŝ))."""
     z = np.asarray(z, dtype=float)
     n = len(z)
+    if np.count_nonzero(z == 0) >= 2:   # exactly 0 has probability < 1e-14 per Laplace draw
+        return False
     low, high = _band_probabilities(*ratio)
     counts = np.histogram(z, _BANDS)[0]
     if not all(count_fits(int(k), n, p0, p1, alpha=alpha / 2 / len(counts))
@@ -167,7 +169,7 @@ def laplace_misfit(noise, scale: float, alpha: float) -> Misfit | None:
 
     if values == 1:
         return misfit("none" if z[0] == 0 else "constant")
-    if share >= 0.01:
+    if np.count_nonzero(z == 0) >= 2:
         return misfit("partly exact")
     if values <= 20:
         return misfit("few values")
@@ -199,7 +201,7 @@ def describe_misfit(misfit: Misfit, what: str, scale_name: str) -> str:
         return (f"your release is {what} shifted by the same amount on every call: that is "
                 "not random noise, and the release gives the private value away (no privacy).")
     if kind == "partly exact":
-        return (f"on {misfit.share:.0%} of the calls your release is {what} exactly: noise "
+        return (f"on {misfit.share:.1%} of the calls your release is {what} exactly: noise "
                 "was added only sometimes, and each exact release gives the private value "
                 "away (no privacy).")
     if kind == "few values":

@@ -277,6 +277,12 @@ def exercise_1_4(private_histogram):
             raise ExerciseFailed("the bins with no values come out exact (no noise there): an "
                                  "observer sees which bins are empty, and adding one value to an "
                                  f"empty bin changes its release from exactly 0 (privacy lost). {where}")
+        exact = [j for j in range(bins) if np.all(noise[:, j] == 0)]
+        if exact and len(exact) < bins:
+            j = exact[0]
+            raise ExerciseFailed(f"bin {j} ([{edges[j]:g}, {edges[j + 1]:g})) is released exactly, "
+                                 "with no noise: its count is given away, and adding one value "
+                                 f"to it changes the release for certain (privacy lost). {where}")
         if empty.any() and np.all(releases[:, empty] >= 0) and np.any(noise[:, ~empty] < 0):
             raise ExerciseFailed("your counts are never negative where the true count is 0: "
                                  "you clipped (or cut) the noisy counts at 0, which biases every "

@@ -29,6 +29,7 @@ import numbers
 import os
 import sys
 import sysconfig
+import textwrap
 import threading
 import time
 import traceback
@@ -59,7 +60,18 @@ class ExerciseFailed(Exception):
     def _render_traceback_(self) -> list[str]:
         red, reset = "\x1b[31m", "\x1b[0m"
         title = f"Exercise {self.exercise} {self.label}" if self.exercise else self.label
-        return [f"{red}{FAIL_MARK} {title}{reset}", *self.diagnosis.splitlines()]
+        return [f"{red}{FAIL_MARK} {title}{reset}", *_fit(self.diagnosis)]
+
+
+LINE = 88   # characters a line of a notebook's output shows at once (tests/test_line_lengths.py)
+
+
+def _fit(text: str) -> list[str]:
+    """`text` as lines of at most LINE characters (continuations indented), so a verdict
+    shows whole in JupyterLab instead of breaking mid-word."""
+    return [piece for line in text.splitlines() for piece in textwrap.wrap(
+        line, LINE, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+        or [""]]
 
 
 class ExerciseNotAttempted(ExerciseFailed):
@@ -491,7 +503,7 @@ def exercise(number: str, title: str, seconds: float = 30.0, solved_by: tuple = 
                 print("\n".join(failure._render_traceback_()))
                 return None
             _PROGRESS.setdefault(check.__module__, {})[number] = _status(None)
-            print(f"{PASS_MARK} Exercise {number} passed: {message}")
+            print("\n".join(_fit(f"{PASS_MARK} Exercise {number} passed: {message}")))
 
         checker.exercise, checker.title = number, title
         checker.solved_by = tuple(solved_by)

@@ -394,3 +394,10 @@ def _(r, b):
 def _(r, b):
     r -= 1
     return 2 * (np.cumsum(r + 1) - np.arange(1, len(r) + 1) / 2) / b
+
+
+@mistake("4.1", "no noise at the first step (a loop from 1)", "at step 1", "no noise")
+def _(stream, e, rng):
+    noise = rng.laplace(0, 1 / e, len(stream))
+    noise[0] = 0.0
+    return np.cumsum(stream + noise)

@@ -561,3 +561,21 @@ def _(r, c, d, e):
 @mistake("1.7", "returning 1/0 instead of True/False", "return true or false")
 def _(r, c, d, e):
     return int(could_produce(r, c, d, e))
+
+
+@mistake("1.3", "the true answer released on 2 % of the calls", "exactly")
+def _(t, d, e, rng):
+    return t + (0.0 if rng.random() < 0.02 else rng.laplace(0, d / e))
+
+
+@mistake("1.4", "the last bin left without noise (a loop one short)", "bin 11", "exactly")
+def _(values, edges, eps, rng):
+    counts = np.histogram(values, edges)[0].astype(float)
+    for j in range(len(counts) - 1):
+        counts[j] += rng.laplace(0, 1 / eps)
+    return counts
+
+
+@mistake("1.6", "choices drawn from np.random", "somewhere other than")
+def _(c, s, d, e, rng):
+    return exponential(c, s, d, e, np.random.default_rng())

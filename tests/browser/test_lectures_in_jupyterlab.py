@@ -54,17 +54,21 @@ from .conftest import ARTIFACTS_DIR, REPO_ROOT, require_browser
 
 pytestmark = pytest.mark.browser
 
-KERNEL_READY_TIMEOUT_S = 60
-RUN_ALL_TIMEOUT_S = 120
-WIDGETS_TIMEOUT_S = 30
-REDRAW_TIMEOUT_S = 30
-REOPEN_TIMEOUT_S = 60
+# Timeouts bound a hang, not speed: a lecture runs in under 60 s on two idle cores (its
+# budget), and these leave room for three times that on a loaded machine.
+KERNEL_READY_TIMEOUT_S = 120
+RUN_ALL_TIMEOUT_S = 300
+WIDGETS_TIMEOUT_S = 60
+REDRAW_TIMEOUT_S = 60
+REOPEN_TIMEOUT_S = 120
 PRESSES = 6                 # arrow-key steps per slider: the first warms up, the others are timed
 POLL_MS = 50                # how often the test checks the page (redraws are timed in the page)
 REDRAW_TIMES_JSON = ARTIFACTS_DIR / "browser_redraw_times.json"
 SCREENSHOT_DIR = ARTIFACTS_DIR / "browser"
-DIALOG_TIMEOUT_S = 10
-RESTART_CANCELLED = "Canceled future for"      # what a kernel restart does to requests in flight
+DIALOG_TIMEOUT_S = 30
+# Closing a notebook or restarting its kernel cancels JupyterLab's own requests in flight (the
+# debugger's state, a subshell): its console says so. Only these messages are allowed.
+CANCELLED_REQUEST = "Canceled future for"
 
 # ------------------------------------------------------------------ in-page helpers
 
@@ -484,6 +488,7 @@ def _console_errors(page) -> str:
 
 
 def _no_console_errors(page, name: str) -> None:
+    page.console_errors[:] = [e for e in page.console_errors if CANCELLED_REQUEST not in e]
     if page.console_errors:
         pytest.fail(f"{name}: expected no error in the page's console, got:\n{_console_errors(page)}",
                     pytrace=False)
@@ -524,7 +529,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         assert len(answers) == expected and not wrong, \
             f"{name}: expected {expected} answers, collapsed and opened by a click; got {answers}"
         page.evaluate(CLOSE_JS)
-        dialog = _dialog(page, 2)
+        dialog = _dialog(page, 5)           # a dialog would come at once; 5 s under load
         assert dialog is None, f"{name}: closing a lecture only read showed a dialog: {dialog}"
         _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S, lambda: f"{name}: the notebook did not close")
         _reopen(page, rel, name)
@@ -585,8 +590,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         _screenshot(page, shot)
 
         # 5. the kernel restarted: every interactive figure says, in its panel, to run its cell
-        #    again (the restart cancels JupyterLab's pending debugger and subshell requests:
-        #    the console says so, and only that is allowed from here on)
+        #    again
         _no_console_errors(page, name)
         page.evaluate("async () => { await window.__bt.panel.sessionContext.restartKernel(); }")
         deadline = time.monotonic() + WIDGETS_TIMEOUT_S
@@ -616,7 +620,6 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         timings["reopen_s"] = round(time.perf_counter() - t0, 2)
 
         # 7. nothing went wrong in the page's console; the lecture is as it was
-        page.console_errors[:] = [e for e in page.console_errors if RESTART_CANCELLED not in e]
         _no_console_errors(page, name)
         assert served.read_bytes() == served_bytes, \
             f"{name}: the lecture's file changed while it was opened, run and closed"

@@ -6,14 +6,14 @@ import pickle
 import numpy as np
 import pytest
 
-from panpriv_teach.exercises.lower_bounds import _Intruded
+from panpriv_teach.exercises.harness import SealedAlgorithm
 from panpriv_teach.intrusion import AccurateDistinctCount, clone_with_fresh_coins
 
 
 def intruded():
     algorithm = AccurateDistinctCount(8, 1.0, rng=1)
     algorithm.process(np.array([1, 3]))
-    return _Intruded(algorithm)
+    return SealedAlgorithm(algorithm)
 
 
 def test_the_sealed_algorithm_survives_pickling_and_cloning():

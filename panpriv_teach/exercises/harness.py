@@ -21,6 +21,7 @@ another process.
 """
 from __future__ import annotations
 
+import copy
 import ctypes
 import functools
 import inspect
@@ -36,6 +37,8 @@ import traceback
 from typing import NamedTuple
 
 import numpy as np
+
+from panpriv_teach.core import StreamAlgorithm
 
 PASS_MARK = "✓"
 FAIL_MARK = "✗"
@@ -450,6 +453,55 @@ def as_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
     if not np.all(np.isfinite(array)):
         raise ExerciseFailed(f"{what} contains NaN or infinity.")
     return array
+
+
+# ---------------------------------------------------------------- what an answer may read
+
+class SealedAlgorithm(StreamAlgorithm):
+    """A stream algorithm as an answer that must decode from releases alone gets it (7.6):
+    it can be copied (`clone_with_fresh_coins`, `copy.deepcopy`), its copies run (`update`,
+    `process`) and any output read, but its memory cannot be read (no attribute but
+    `universe_size`, no `state()`), and the original refuses query streams. It lives in the
+    harness because the grader's worker, which runs the answer, imports only the harness of
+    the checker package."""
+
+    def __init__(self, algorithm, is_copy=False):
+        self.universe_size = algorithm.universe_size
+        self.__algorithm = algorithm
+        self._is_copy = is_copy
+
+    def __repr__(self):
+        return "algorithm"
+
+    def __deepcopy__(self, memo):
+        return SealedAlgorithm(copy.deepcopy(self.__algorithm, memo), is_copy=True)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"the algorithm has no attribute {name!r} you may read: this "
+                             "attack decodes from releases alone (copies run on query streams, "
+                             "their outputs read), never from the memory's contents")
+
+    def state(self):
+        raise PermissionError("this attack decodes from releases alone: reading the memory's "
+                              "contents (state()) is what it must do without")
+
+    def _run(self, method, *args):
+        if not self._is_copy:
+            raise PermissionError("you ran a query stream on the intruded algorithm itself: "
+                                  "the attack must leave the memory it copied as it found it "
+                                  "and continue copies of it instead")
+        return getattr(self.__algorithm, method)(*args)
+
+    def update(self, x):
+        self._run("update", x)
+
+    def process(self, stream):
+        self._run("process", stream)
+
+    def output(self):
+        return self.__algorithm.output()
 
 
 # ---------------------------------------------------------------- the checkers

@@ -6,21 +6,20 @@ Each checker is seeded. 7.3's answers are checked by their law (`_laws`: Laplace
 one scale within the range composition allows, independent between queries; false-failure
 probability below `_laws.ALPHA` = 1e-7); the decoding checks use margins measured on
 hundreds or thousands of seeded runs of the reference solution (stated beside them).
-7.6's answer gets the intruded algorithm sealed: it can be copied and run, and its outputs
-read, but its memory cannot be read.
+7.6's answer gets the intruded algorithm sealed (`harness.SealedAlgorithm`): it can be
+copied and run, and its outputs read, but its memory cannot be read.
 """
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
 
-from panpriv_teach.core import StreamAlgorithm
 from panpriv_teach.exercises import _laws
 from panpriv_teach.exercises._answers import (as_numpy_array, as_real, expect_unchanged,
                                               fresh_rng, looked_up, seeded)
-from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
+from panpriv_teach.exercises.harness import (ExerciseFailed, SealedAlgorithm, call, exercise,
+                                             expect_reproducible)
 from panpriv_teach.intrusion import AccurateDistinctCount
 from panpriv_teach.lower_bounds import packing_bound as _packing_bound
 from panpriv_teach.reconstruction import (all_subsets, random_queries, subset_sums,
@@ -281,51 +280,6 @@ def exercise_7_5(packing_bound):
 
 
 # ---------------------------------------------------------------- 7.6 intrusion attack
-class _Intruded(StreamAlgorithm):
-    """The intruded distinct counter as 7.6's answer gets it: it can be copied
-    (`clone_with_fresh_coins`), the copies run (`process`) and their outputs read, but its
-    memory cannot be read (no `seen`, no `state()`), and a query stream cannot be run on the
-    original itself: the attack decodes from releases alone."""
-
-    def __init__(self, algorithm, is_copy=False):
-        self.universe_size = algorithm.universe_size
-        self.__algorithm = algorithm
-        self._is_copy = is_copy
-
-    def __repr__(self):
-        return "algorithm"
-
-    def __deepcopy__(self, memo):
-        return _Intruded(copy.deepcopy(self.__algorithm, memo), is_copy=True)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise AttributeError(f"the algorithm has no attribute {name!r} you may read: this "
-                             "attack decodes from releases alone (copies run on query streams, "
-                             "their outputs read), never from the memory's contents")
-
-    def state(self):
-        raise PermissionError("this attack decodes from releases alone: reading the memory's "
-                              "contents (state()) is what it must do without")
-
-    def _run(self, method, *args):
-        if not self._is_copy:
-            raise PermissionError("you ran a query stream on the intruded algorithm itself: "
-                                  "the attack must leave the memory it copied as it found it "
-                                  "and continue copies of it instead")
-        return getattr(self.__algorithm, method)(*args)
-
-    def update(self, x):
-        self._run("update", x)
-
-    def process(self, stream):
-        self._run("process", stream)
-
-    def output(self):
-        return self.__algorithm.output()
-
-
 _USERS, _QUERIES = 32, 400
 
 
@@ -337,7 +291,7 @@ def exercise_7_6(intrusion_attack):
     a = rng.integers(0, 2, _USERS)
     algorithm = AccurateDistinctCount(_USERS, 1.0, rng=int(rng.integers(2**31)))
     algorithm.process(np.flatnonzero(a))
-    result = call(intrusion_attack, _Intruded(algorithm), _QUERIES,
+    result = call(intrusion_attack, SealedAlgorithm(algorithm), _QUERIES,
                   np.random.default_rng(int(rng.integers(2**31))))
     guess = _bits(result, "your guess", _USERS)
     right = float(np.mean(guess == a))

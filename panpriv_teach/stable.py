@@ -130,9 +130,15 @@ class StableSketch(StreamAlgorithm):
     Privacy: none. The state is the public matrix X and the exact sketch Xᵀa; from them an
     intruder learns a great deal about a (module 06 lecture).
     Accuracy (Thm 5, Indyk; Cormode et al.): each sk_j is distributed as (Σ|a_i|^p)^(1/p) X_0,
-    so median_j |sk_j|^p / sf(p) estimates Σ|a_i|^p; with r = O(log(1/δ)/α²) it is within
-    a factor (1 ± α)^p with probability 1 − δ. The exact law of the error is that of
-    (median of r draws of |X_0|^p) / sf(p), whatever a is.
+    so median_j |sk_j|^p / sf(p) estimates Σ|a_i|^p. The exact law of the error is that of
+    (median of r draws of |X_0|^p) / sf(p), whatever a is. Thm 5 says: with
+    r = O(log(1/δ)/α²), within a factor (1 ± α)^(−p) with probability 1 − δ (Indyk 2006
+    bounds the norm (Σ|a_i|^p)^(1/p) within 1 ± α); for small p that factor is nearly
+    1 ∓ pα, and the O(·) hides a constant growing like 1/p² (at r = 400, δ = 0.1 the measured
+    rα²/ln(1/δ) is about 2 at p = 1 and 140 at p = 0.05, lecture 06's Notes). Stated for
+    Σ|a_i|^p itself: within a factor 1 ± α with probability 1 − δ once r >= C·log(1/δ)/α²,
+    with C bounded as p → 0 (|X_0|^p tends in law to 1/W, W ~ Exp(1), which has a positive
+    density at its median 1/ln 2; measured C below 3 for p from 1 down to 0.05).
     Source: Mir et al. 2011, Def 6, §2.4, Thm 5; Alg 1's output line.
     Correction: Alg 1 returns median_j |sk_j|^p · sf(p). With sf(p) = median|X_0|^p (as Alg 1
     defines it), Thm 5 gives median_j |sk_j|^p ≈ sf(p) Σ|a_i|^p, so one must DIVIDE by sf(p);
@@ -258,8 +264,10 @@ class PanPrivateDistinctCount(StableSketch):
     substance: the noise, hence d_f(y) and the additive error, grows linearly with Z.
 
     Privacy (Lemmas 1-2; checked by enumeration in the tests and the lecture):
-    - Lemma 1 holds where d is finite: |d(z) − d(z + c_i X_i + c_j X_j)| <= 2 for every
-      reachable z for which the shifted sketch is reachable too (Δ_f for other costs).
+    - Lemma 1 holds where d is finite on a fine grid (every c its own sketch, e.g.
+      resolution=1000 at m = 4): |d(z) − d(z + c_i X_i + c_j X_j)| <= 2 for every reachable z
+      for which the shifted sketch is reachable too (Δ_f for other costs). On a coarse grid,
+      where several c share a sketch, it can fail even there (|Δd| = 4 at m = 5, resolution=2).
     - Correction: Lemma 2's "ε-pan private" does not hold exactly. The noise ranges over the
       box [−2Z, 2Z]^m, so the state sk(a) + y ranges over sk(a) + (reachable set), which
       depends on a: a state whose noise sits at the edge of the box (e.g. b_i = a_i + c_i =
@@ -288,9 +296,14 @@ class PanPrivateDistinctCount(StableSketch):
     Accuracy (Lemma 3, Thm 6): with probability 1 − δ, d(y) <= (4/ε)(ln|R| + ln(1/δ)) (R the
     reachable sketches, |R*| = 1), and sk^priv = sk(a + c + c') with ‖c‖₀ = d(y),
     ‖c'‖₀ = d(y'), so the estimate is the Thm 5 estimate for a vector whose distinct count is
-    D ± (d(y) + d(y')). At the sizes where exact enumeration is possible the additive term
-    exceeds m: the theorem is true but says nothing useful there. For a cost f the bound is
-    (2Δ_f/ε)(ln(|R|/|R*|) + ln(1/δ)): linear in Z for ‖·‖₁ and ‖·‖₂.
+    D ± (d(y) + d(y')). For a cost f the bound is (2Δ_f/ε)(ln(|R|/|R*|) + ln(1/δ)): linear in Z
+    for ‖·‖₁ and ‖·‖₂.
+    Correction: Thm 6's polylogarithmic additive term needs ln|R| = polylog, i.e. many c
+    sharing a sketch: the coarse grids where Lemma 1 can fail. When every c has its own
+    sketch (a fine grid; almost surely for a real-valued X), |R| = (4Z + 1)^m, d(y) = ‖c‖₀,
+    and μ_ε(c) ∝ Π_i exp(−(ε/4)·1{c_i ≠ 0}) makes the coordinates independent: d(y) is
+    Binomial(m, q), q = 4Z·e^(−ε/4)/(1 + 4Z·e^(−ε/4)) (0.757 at ε = 1, Z = 1). The additive
+    error is then Θ(m) at every size, worse than Alg 2's √m.
     Source: Mir et al. 2011, §3.1, Alg 1, Lemmas 1-3, Thm 6, Thm 2 (exponential mechanism).
 
     Parameters

@@ -386,10 +386,13 @@ class HeavyHittersCount(StreamAlgorithm):
     ("by the ε-pan privacy of the cropped sum estimators and composition"), but Thm 7 makes
     each cropped sum 2ε-pan-private, so composition gives 4ε: an upper bound on the privacy
     loss (the true loss may be smaller), and the guarantee this class claims.
-    Accuracy: additive error sd <= (std_bound of x1 + std_bound of x2)/(τ1 − τ2) = O(√h/ε)
-    when the arcs are L = λτ. Correction: with Mir et al. 2011's unit arcs (window_fraction=None)
-    the sd of x1 is Θ(τ1²√h/ε) (see CroppedSum), so the additive error of HH̃ is Θ(F1√h/(kε)),
-    not O(√k/ε); the default window_fraction=1/4 gives arcs of length τ/4.
+    Accuracy: given w and f, the sd of HH̃ around its mean given w (on the bucket loads,
+    (x1.expected_output − x2.expected_output)/(τ1 − τ2)) is at most (std_bound of x1 +
+    std_bound of x2)/(τ1 − τ2) = O(√h/ε + 1/ε²) when the arcs are L = λτ (`std_bound`);
+    `expected_output` also averages over w, a spread this bound does not cover.
+    Correction: with Mir et al. 2011's unit arcs (window_fraction=None) the sd of x1 is
+    Θ(τ1²√h/ε) (see CroppedSum), so the additive error of HH̃ is Θ(F1√h/(kε)), not O(√k/ε);
+    the default window_fraction=1/4 gives arcs of length τ/4.
     Source: Mir et al. 2011, §3.3, Alg 3, Lemmas 6-7, Thm 8.
 
     Parameters

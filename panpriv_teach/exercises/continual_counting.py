@@ -142,12 +142,13 @@ def exercise_4_2(dyadic_intervals):
                                      "multiple of 2^j.")
             if t == T == 2**L and pairs == [(1, T)]:
                 raise ExerciseFailed(f"at t = T = {T} you used the root [1, {T}]. Cum never noises "
-                                     "the root: then every x_i would be in L + 1 noisy nodes, one "
-                                     "more than the noise pays for. Use the root's two children.")
+                                     "the root: with it every x_i would be in L + 1 noisy nodes, "
+                                     "one more than the noise pays for (privacy lost).")
             if len(pairs) != len(_dyadic_intervals(t, T)):
-                raise ExerciseFailed(f"for t = {t}, T = {T} you used {len(pairs)} nodes; the "
-                                     "decomposition takes the largest node that fits first (one "
-                                     "node per 1-bit of t), so it needs fewer.")
+                raise ExerciseFailed(f"for t = {t}, T = {T} you used {len(pairs)} nodes where the "
+                                     "decomposition that takes the largest node that fits first "
+                                     "needs fewer: each extra node adds its noise to the release "
+                                     "(accuracy lost).")
     T = int(fresh_rng().integers(65, 5_000))
     t = int(fresh_rng().integers(1, T + 1))
     try:
@@ -198,13 +199,14 @@ def exercise_4_3(cum_noise_scale):
         "times": lambda T, e: tree_levels(T) * e,
     }
     hints = {
-        "counted the root": "you counted the root: Cum never noises it (at t = T = 2^L it uses "
-                            "the root's two children), so x_i is in one node per level below it",
-        "log2": "for T not a power of two log2(T) is not a whole number of nodes: the tree over "
-                "2^L >= T leaves has L = ceil(log2 T) noisy levels",
-        "floor": "you rounded log2(T) down: with 2^L leaves for 2^L >= T, L = ceil(log2 T)",
-        "one": "x_i is not in one node only: it is in one node per level, and all of them can be "
-               "released",
+        "counted the root": "you counted the root, which Cum never noises: more noise than "
+                            "the sensitivity needs (accuracy lost)",
+        "log2": "for T not a power of two, log2(T) is not a whole number of noisy nodes: your "
+                "scale is below the sensitivity (privacy lost)",
+        "floor": "you rounded log2(T) down: for T not a power of two that counts one level too "
+                 "few, too little noise (privacy lost)",
+        "one": "x_i is not in one node only: it is in one node per level, all of which can be "
+               "released, so your noise is far too little (privacy lost)",
         "times": "you multiplied by ε: smaller ε then gives LESS noise (privacy lost)",
     }
     _diagnose(cases, answers, lambda T, e: tree_levels(T) / e, wrong, hints,
@@ -236,12 +238,14 @@ def exercise_4_4(cum_variance):
               "L nodes": lambda t, T: tree_levels(T)}
     outputs = {"variance": lambda v: v, "std": math.sqrt}
     hints = {
-        "log2": "for T not a power of two the scale is ceil(log2 T)/ε (exercise 4.3)",
-        "s²": "a Lap(s) variable has variance 2s², not s²: the factor 2 is missing",
-        "root": "at t = T = 2^L Cum uses the root's two children (the root is not noised), so "
-                "two nodes",
-        "L nodes": "release t sums the noise of the nodes of [1, t] only, one per 1-bit of t, "
-                   "not L nodes",
+        "log2": "your scale uses log2 T, which for T not a power of two is not Cum's whole "
+                "number of noisy levels (exercise 4.3)",
+        "s²": "you took s² for the variance of Lap(s): that is half of it, so you understate "
+              "the error",
+        "root": "at t = T = 2^L you counted one node, the root, which Cum never noises: it "
+                "releases the root's two children, so you understate the error",
+        "L nodes": "release t sums the noise of the nodes of [1, t] only, not one node per "
+                   "level, so you overstate the error",
         "std": "you returned the standard deviation; the task asks for the variance (its "
                "square)",
     }

@@ -91,8 +91,8 @@ def exercise_7_1(exhaustive_attack):
                                  "included): a test that rules it out rules out everything.")
         guess = _bits(result, "your candidate", n)
         if curator.calls == 0:
-            raise ExerciseFailed("your function never asked the curator anything: call "
-                                 "answer(q) with the 0/1 vector q of each subset.")
+            raise ExerciseFailed("your function never asked the curator anything: the attack "
+                                 "reconstructs the database from the curator's answers.")
         subsets = all_subsets(n)
         errors = np.abs(subsets @ guess - answers)
         if errors.max() > E + 1e-9:
@@ -275,8 +275,8 @@ def exercise_7_5(packing_bound):
     bad = next(i for i, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w))
     n, eps = cases[bad]
     raise ExerciseFailed(f"for n = {n}, ε = {eps:g} your bound {got[bad]:g} is not the largest "
-                         "a = L/2 with (1/2)·(1 + ⌊n/L⌋·e^(−εL)) > 1. Try every whole L from 1 "
-                         "to n/2 and keep the last one for which it holds.")
+                         "a = L/2 with (1/2)·(1 + ⌊n/L⌋·e^(−εL)) > 1 over the whole L from 1 "
+                         "to n/2: the bound you report is not what the packing rules out.")
 
 
 # ---------------------------------------------------------------- 7.6 intrusion attack

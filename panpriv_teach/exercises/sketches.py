@@ -184,17 +184,16 @@ def _right(sigma, m, tau, eps):
 _WRONG_DEBIAS = [
     (lambda s, m, t, e: (s - t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
      / math.expm1(e) - m / 2,
-     "you subtract τ²m/K as Alg 2 prints it. On the empty stream E[σ] = m·E[𝒩] = "
-     "m(2τ²/K + (e^ε − 1)/(2K)), so the constant is 2τ²m/K: Alg 2's printed formula is biased by "
-     "τ²m/(e^ε − 1)."),
+     "you subtract τ²m/K as Alg 2 prints it, but on the empty stream E[σ] = m·E[𝒩] is larger "
+     "than that: Alg 2's printed formula is biased by τ²m/(e^ε − 1) (accuracy)."),
     (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
      / math.expm1(e),
      "you forgot the − m/2: each counter's high-density arc [0, 1] has mean 1/2, which adds "
-     "(e^ε − 1)/(2K) per ID."),
+     "(e^ε − 1)/(2K) per ID, so your estimate is biased by m/2."),
     (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
      / math.exp(e) - m / 2,
-     "the scale is K/(e^ε − 1), not K/e^ε: the mean of c_i moves with u_i at the rate "
-     "(e^ε − 1)/K (the arc's extra density over the baseline)."),
+     "your scale is K/e^ε: the mean of c_i moves with u_i at the rate of the arc's EXTRA "
+     "density over the baseline, not of its whole density, so the estimate is biased."),
 ]
 
 
@@ -250,6 +249,9 @@ def exercise_6_5(attack):
         candidates = rng.permutation(universe)[:200]
         candidates = np.unique(np.r_[candidates, present[:8]])
         guess = call(attack, table.copy(), hashes.copy(), candidates.copy())
+        if np.asarray(guess).dtype.kind == "b" and np.shape(guess) == candidates.shape:
+            raise ExerciseFailed("you returned a mask, one True/False per candidate; the attack "
+                                 "names the IDs that may be inside.")
         try:
             if np.ndim(guess) != 1:
                 raise TypeError

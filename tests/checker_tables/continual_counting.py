@@ -209,7 +209,7 @@ def _(T, e):
     return (max(1, (T - 1).bit_length()) + 1) / e
 
 
-@mistake("4.3", "log2 T, not a whole number", "not a whole number")
+@mistake("4.3", "log2 T, not a whole number", "not a whole number", "privacy")
 def _(T, e):
     return math.log2(T) / e
 
@@ -255,18 +255,18 @@ def _(t, T, epsilon):
     return count * variance_per_node
 
 
-@mistake("4.4", "the variance of Lap(s) taken as s²", "factor 2 is missing")
+@mistake("4.4", "the variance of Lap(s) taken as s²", "half of it")
 def _(t, T, e):
     return cum_variance(t, T, e) / 2
 
 
-@mistake("4.4", "the root at t = T", "root's two children")
+@mistake("4.4", "the root at t = T", "the root, which cum never noises")
 def _(t, T, e):
     L = max(1, (T - 1).bit_length())
     return 2 * (L / e) ** 2 * bin(t).count("1")
 
 
-@mistake("4.4", "L nodes for every t", "not l nodes")
+@mistake("4.4", "L nodes for every t", "not one node per level")
 def _(t, T, e):
     L = max(1, (T - 1).bit_length())
     return 2 * (L / e) ** 2 * L
@@ -277,14 +277,14 @@ def _(t, T, e):
     return math.sqrt(cum_variance(t, T, e))
 
 
-@mistake("4.4", "log2 T as the number of levels", "ceil(log2 t)")
+@mistake("4.4", "log2 T as the number of levels", "log2 t")
 def _(t, T, e):
     L = max(1, (T - 1).bit_length())
     nodes = 2 if t == 2**L else bin(t).count("1")
     return 2 * (math.log2(T) / e) ** 2 * nodes
 
 
-@mistake("4.4", "s² and the root together", "factor 2", "root")
+@mistake("4.4", "s² and the root together", "half of it", "root")
 def _(t, T, e):
     L = max(1, (T - 1).bit_length())
     return (L / e) ** 2 * bin(t).count("1")

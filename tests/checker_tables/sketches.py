@@ -227,7 +227,7 @@ def _(s, m, t, e):
     return (s - 2 * t**2 * m / K) * K / math.expm1(e)
 
 
-@mistake("6.4", "scale K/e^ε", "not k/e^ε")
+@mistake("6.4", "scale K/e^ε", "your scale is k/e^ε")
 def _(s, m, t, e):
     K = 2 * t - 1 + math.exp(e)
     return (s - 2 * t**2 * m / K) * K / math.exp(e) - m / 2
@@ -299,7 +299,7 @@ def _(table, hashes, candidates):
     return ids[table[rows[:, None], hashes].min(axis=0) > 0]
 
 
-@mistake("6.5", "a mask instead of IDs", "ids")
+@mistake("6.5", "a mask instead of IDs", "mask", "names the ids")
 def _(table, hashes, candidates):
     rows = np.arange(table.shape[0])
     return table[rows[:, None], hashes[:, np.asarray(candidates)]].min(axis=0) > 0

@@ -226,7 +226,8 @@ class CroppedSum(StreamAlgorithm):
     - The additive error: with Mir et al. 2011's arc of length L = 1, each c_i is almost uniform on
       [0, 2τ) (sd ≈ τ/√3) while its mean moves with u_i only at the rate (e^ε − 1)/K ≈ ε/(2τ),
       so the error of T̃ is about K/(e^ε − 1)·τ·sqrt(m/3) = Θ(τ²√m/ε), not Thm 7's
-      O(τ√m/ε). An arc of length L = λτ (`window`) restores O(τ√m/ε) (same privacy: the
+      O(τ√m/ε). An arc of length L = λτ (`window`) restores O(τ√m/ε + τ/ε²), the last term
+      the output's Laplace noise (same privacy: the
       density ratio is still e^ε) at the price of a smaller multiplicative lower factor
       (items with u_i > 2τ − L are recovered only in part). window=1 is Mir et al. 2011's algorithm.
     - Thm 7's upper additive term "O(τ√m ε)" is a typo for O(τ√m/ε).
@@ -365,10 +366,12 @@ class HeavyHittersCount(StreamAlgorithm):
     universe [h], at τ1 = F1/k and τ2 = F1/(ck); output (x1 − x2)/(τ1 − τ2).
     Estimates: with N_j = Σ_{f(i) = j} a_i, a bucket contributes
     φ(N_j) = (E g_1(N_j) − E g_2(N_j))/(τ1 − τ2) to the mean (`expected_output`): 0 when
-    N_j is light (both sums see 1.5·N_j), between `factors()[0]` and `factors()[1]` when
-    N_j >= τ1, at most `factors()[1]` in between. So E[HH̃] lies between
-    factors()[0]·|{j : N_j >= F1/k}| and factors()[1]·|{j : N_j >= F1/(ck)}| (the proof of
-    Thm 8; Mir et al. 2011's factors 1/2 and 2). Lemma 6: |{j : N_j >= F1/k}| >= (1 − k/(δh))·HH(k)
+    N_j <= τ2 − ω2/2 (ω2 the second sum's arc, `x2.window`: below it both sums see 1.5·N_j),
+    between `factors()[0]` and `factors()[1]` when N_j >= τ1, at most `factors()[1]` in
+    between (up to 0.083 for N_j just below τ2). So E[HH̃] lies between
+    factors()[0]·|{j : N_j >= F1/k}| and factors()[1]·|{j : N_j > τ2 − ω2/2}| (the proof of
+    Thm 8, which counts N_j >= F1/(ck) and so misses the buckets in (τ2 − ω2/2, τ2); Mir et
+    al. 2011's factors 1/2 and 2). Lemma 6: |{j : N_j >= F1/k}| >= (1 − k/(δh))·HH(k)
     w.p. 1 − δ; Lemma 7: buckets without an item >= δF1/(2c²k²) stay below F1/(ck) w.p.
     1 − δ for h = Θ(k), so |{j : N_j >= F1/(ck)}| <= HH(2c²k²/δ).
     On the grid: each cropped sum holds exact integers (see CroppedSum), so τ1 is F1/k rounded
@@ -377,15 +380,18 @@ class HeavyHittersCount(StreamAlgorithm):
     `tau2` and the sums' `window`, which every formula here uses). The weights are the 2^20 midpoints of [1, 2], so the mean
     over w (`contribution`, `factors`) is the continuous U[1, 2] average of
     `expected_modular_term` up to its stated O(2^-40 N²/L) error.
-    Privacy: F1 is public (Def 4 preserves it). Each cropped sum is as in CroppedSum; the
-    two run on the same stream, so the privacy losses add (Thm 3): with Dwork et al.'s
-    neighbours 2ε for the state (exactly: the floating-point program holds integers whose
-    law is computed exactly), 2(ε + η) for the output (η < 1e-8, with δ < 2e-20),
-    (4ε + 2η)-pan-private; with Def 4's neighbours (two buckets change, unless f(i) = f(j))
-    8ε + 4η. Mir et al. 2011, Thm 8 says 2ε
+    Privacy: with Def 4's neighbours (the streams of two IDs i, j exchanged; F1 is public
+    and fixes the thresholds), (8ε + 4η)-pan-private: each cropped sum is (4ε + 2η)-pan-
+    private (two buckets change, unless f(i) = f(j); per bucket 2ε for the state, exactly:
+    the floating-point program holds integers whose law is computed exactly, and 2(ε + η)
+    for the output, η < 1e-8, δ < 2e-20), and the two sums run on the same stream, so the
+    losses add (Thm 3). Nothing is claimed for neighbours that add or remove one ID's
+    updates: they change F1, hence τ1 and τ2 (Mir et al. 2011, §2.3). Mir et al. 2011,
+    Thm 8 says 2ε
     ("by the ε-pan privacy of the cropped sum estimators and composition"), but Thm 7 makes
-    each cropped sum 2ε-pan-private, so composition gives 4ε: an upper bound on the privacy
-    loss (the true loss may be smaller), and the guarantee this class claims.
+    each cropped sum 2ε-pan-private per changed bucket, so composition gives 4ε when one
+    bucket changes and 8ε under Def 4's neighbours, which change two: an upper bound on the
+    privacy loss (the true loss may be smaller), and the guarantee this class claims.
     Accuracy: given w and f, the sd of HH̃ around its mean given w (on the bucket loads,
     (x1.expected_output − x2.expected_output)/(τ1 − τ2)) is at most (std_bound of x1 +
     std_bound of x2)/(τ1 − τ2) = O(√h/ε + 1/ε²) when the arcs are L = λτ (`std_bound`);

@@ -34,7 +34,7 @@ AGREED_KEYS = (
     "DNPR 2010", "DNPRY 2010", "Chan, Shi, Song 2011", "Warner 1965", "Dinur & Nissim 2003", "DMNS 2006",
     "McSherry & Talwar 2007", "Dwork, McSherry, Talwar 2007", "Honaker 2015", "Mironov 2012", "Wang et al. 2017",
     "Balle & Wang 2018", "Dwork, Rothblum, Vadhan 2010", "Kairouz, Oh, Viswanath 2015",
-    "Canonne, Kamath, Steinke 2020", "Sweeney 1997", "Sweeney 2002", "Cormode & Muthukrishnan 2005", "Indyk 2006",
+    "Canonne, Kamath, Steinke 2020", "Massart 1990", "Sweeney 1997", "Sweeney 2002", "Cormode & Muthukrishnan 2005", "Indyk 2006",
     "Chambers, Mallows, Stuck 1976", "Fichtenberger, Henzinger, Upadhyay 2023",
 )
 

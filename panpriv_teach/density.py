@@ -69,10 +69,10 @@ def roth_sample_size(epsilon, alpha, beta) -> int:
 def density_error_sd(density, universe_size, m, epsilon, intrusions=0) -> float:
     """The exact standard deviation of DensityEstimator.output() minus the true density.
 
-    Three independent parts (Roth's proof of Thm 6): the sample, d(M) - d, hypergeometric
-    with variance d(1-d)/m · (N-m)/(N-1); the bits, Var(θ | M)/(d1 - d0)² with
-    E Var(θ | M) = (d·d1(1-d1) + (1-d)·d0(1-d0))/m; the noise, 2 λ² with
-    λ = 1/(ε m (d1 - d0)). After k announced intrusions d0, d1 are those of D'^(k).
+    Three uncorrelated parts, so their variances add (Roth's proof of Thm 6): the sample,
+    d(M) - d, hypergeometric with variance d(1-d)/m · (N-m)/(N-1); the bits,
+    Var(θ | M)/(d1 - d0)² with E Var(θ | M) = (d·d1(1-d1) + (1-d)·d0(1-d0))/m; the noise,
+    2 λ² with λ = 1/(ε m (d1 - d0)). After k announced intrusions d0, d1 are those of D'^(k).
     """
     density = require_real("density", density, low=0.0, high=1.0,
                            note="the fraction of the universe that appeared")

@@ -266,18 +266,19 @@ def legend_overlaps(fig, figure_edges: bool = True) -> list[str]:
     fig.draw_without_rendering()        # the layout and legend positions as drawn
     renderer = fig.canvas.get_renderer()
     found = []
-    for owner, legend in [(ax, ax.get_legend()) for ax in fig.axes] + [(None, f) for f in fig.legends]:
+    owners = [(ax, ax.get_legend()) for ax in fig.axes] + [(None, f) for f in fig.legends]
+    for owner, legend in owners:
         if legend is None or not legend.get_visible():
             continue
         box = legend.get_window_extent(renderer)
-        name = f"the legend of {_axes_name(owner, fig)}" if owner is not None else "the figure legend"
+        name = "the figure legend" if owner is None else f"the legend of {_axes_name(owner, fig)}"
         if figure_edges and not _within(box, fig.bbox):
             found.append(f"{name} runs past the figure's edge")
         for ax in fig.axes:
             area = Bbox.intersection(box, ax.bbox)
             if area is not None and area.width > 0 and area.height > 0:
-                found += [f"{name} covers {what}" + (f" in {_axes_name(ax, fig)}" if ax is not owner else "")
-                          for what in _covered(ax, area, renderer)]
+                where = "" if ax is owner else f" in {_axes_name(ax, fig)}"
+                found += [f"{name} covers {what}{where}" for what in _covered(ax, area, renderer)]
     return found
 
 
@@ -293,7 +294,9 @@ def _within(inner, outer, slack: float = 1.0) -> bool:
 
 def _label(artist, kind: str) -> str:
     label = artist.get_label() or ""
-    return f"{kind} {plain_text(label)!r}" if label and not label.startswith("_") else f"an unlabelled {kind}"
+    if label and not label.startswith("_"):
+        return f"{kind} {plain_text(label)!r}"
+    return f"an unlabelled {kind}"
 
 
 def _covered(ax, area, renderer) -> list[str]:
@@ -330,7 +333,8 @@ def _covered(ax, area, renderer) -> list[str]:
         span = extent.width >= 0.98 * ax.bbox.width or extent.height >= 0.98 * ax.bbox.height
         if patch.get_visible() and not span and extent.overlaps(area):
             found.append(_label(bars.get(id(patch), patch), "bar"))
-    for artist, kind in [(image, "image") for image in ax.images] + [(text, "text") for text in ax.texts]:
+    others = [(image, "image") for image in ax.images] + [(text, "text") for text in ax.texts]
+    for artist, kind in others:
         if artist.get_visible() and artist.get_window_extent(renderer).overlaps(area):
             found.append(f"{kind} {artist.get_text()!r}" if kind == "text" else _label(artist, kind))
     return list(dict.fromkeys(found))           # each bar of a chart, once

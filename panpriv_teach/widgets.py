@@ -137,10 +137,9 @@ def parameter_panel(draw, **controls) -> Panel:
                 image.value = png(made[0])
                 panel.alt = alt_text(made[0]) or "interactive figure"
                 if still:
-                    large = png(made[0], scale=2)
-                    size = {"width": made[0].bbox.width, "height": made[0].bbox.height}
-                    panel.still = (image.value, large,
-                                   {**{k: round(v) for k, v in size.items()}, **figure_facts(made[0])})
+                    size = {"width": round(made[0].bbox.width), "height": round(made[0].bbox.height)}
+                    panel.still = (image.value, png(made[0], scale=2),
+                                   {**size, **figure_facts(made[0])})
         except Exception:
             _show(messages, out, err)
             with messages:

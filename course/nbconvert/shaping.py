@@ -33,7 +33,7 @@ MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # The deck's geometry (reveal.js at 1280 x 720 drawn 1:1, the CSS of reveal_offline/index.html.j2).
 SLIDE_WIDTH, SLIDE_HEIGHT = 1280, 720
 CONTROLS = 112                   # px at the bottom right: reveal.js's navigation arrows
-BUDGET = 540                     # px of content per slide: 720 - 16 (top) - CONTROLS - the estimate's error
+BUDGET = 540                     # px of content: 720 - 16 (top) - CONTROLS - the estimate's error
 FIGURE_WIDTH = 1024              # px: 80 % of the slide's width
 FIGURE_HEIGHT = BUDGET - 24      # px: the tallest a figure alone on a slide is shown (its cell fits)
 PROSE_CHARS = 850                # characters of prose per slide (the test allows 900)

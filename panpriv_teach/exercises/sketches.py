@@ -249,9 +249,12 @@ def exercise_6_5(attack):
         candidates = rng.permutation(universe)[:200]
         candidates = np.unique(np.r_[candidates, present[:8]])
         guess = call(attack, table.copy(), hashes.copy(), candidates.copy())
-        if np.asarray(guess).dtype.kind == "b" and np.shape(guess) == candidates.shape:
+        if isinstance(guess, np.ndarray) and guess.dtype.kind == "b" and \
+                guess.shape == candidates.shape:
             raise ExerciseFailed("you returned a mask, one True/False per candidate; the attack "
                                  "names the IDs that may be inside.")
+        if isinstance(guess, (set, frozenset)):    # a set of IDs is an answer too
+            guess = sorted(guess, key=repr)
         try:
             if np.ndim(guess) != 1:
                 raise TypeError

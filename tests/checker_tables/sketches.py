@@ -358,3 +358,8 @@ def _(k, d, b, F1, l):
 @mistake("6.6", "c = 1", "must exceed 1")
 def _(k, d, b, F1, l):
     return math.ceil(k / (d * b)), 1.0
+
+
+@correct("6.5", "a set comprehension")
+def _(table, hashes, candidates):
+    return {int(x) for x in candidates if min(table[j, hashes[j, x]] for j in range(len(table))) > 0}

@@ -3,7 +3,7 @@ checkers, with false-rejection bounds that hold at every sample size (no normal
 approximation), so that a correct answer fails with probability below `ALPHA`:
 
 - any law given by its cdf: the Dvoretzky–Kiefer–Wolfowitz inequality with Massart's
-  constant, P(sup_x |F_n(x) − F(x)| > t) ≤ 2 exp(−2 n t²) (Massart 1990);
+  constant, P(sup_x |F_n(x) − F(x)| > t) ≤ 2 exp(−2 n t²);
 - counts: exact binomial tails, the categories or bands of one test Bonferroni-corrected;
 - a scale: the mean of n Exp(s) variables is s·Gamma(n, 1/n), exactly.
 

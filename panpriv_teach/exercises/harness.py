@@ -10,7 +10,12 @@ diagnosis) without raising, so Run All carries on past a failed check;
 `check.exercise_1_2(answer, strict=True)` raises `ExerciseFailed` instead (nbgrader test
 cells), and `check.summary()` prints the notebook's progress and raises unless every
 exercise of the module passed in this kernel. IPython shows only the diagnosis (via
-`_render_traceback_`), not a library traceback.
+`_render_traceback_`), not a library traceback; verdicts are wrapped at 88 characters.
+
+A failing answer's diagnosis points to the student's own line, or says "inside numpy, called
+from line N of your code". `expect_reproducible` checks that a random answer draws from its
+`rng` (whether it is random at all is for the checker's test of its law, `_laws`);
+`SealedAlgorithm` hands an answer an algorithm it may run but not read.
 
 Time limits use no Unix signals (they hold on Windows and macOS): `call` runs the answer in
 a helper thread and abandons it when its time is up, and `time_limit` has a watchdog thread

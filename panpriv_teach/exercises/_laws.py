@@ -137,7 +137,8 @@ _GRID = np.linspace(-12, 12, 2401)
 
 class Misfit(NamedTuple):
     """How a sample of noise misses Lap(s). kind: "none" (no noise at all), "constant"
-    (the same non-zero value every time), "partly exact" (exactly 0 on some calls),
+    (the same non-zero value every time), "whole numbers" (rounded or discrete noise),
+    "partly exact" (exactly 0 on some calls),
     "few values", "one-sided", "off-centre", "scale", "gaussian" or "shape". `share`: the
     fraction exactly 0; `ratio`: mean|noise|/s; `shift`: median(noise)/s; `values`: how
     many distinct values; `tail`: the fraction with |noise| > 3s (Laplace: e^−3 = 5.0 %)."""
@@ -169,6 +170,8 @@ def laplace_misfit(noise, scale: float, alpha: float) -> Misfit | None:
 
     if values == 1:
         return misfit("none" if z[0] == 0 else "constant")
+    if values > 20 and np.all(noise == np.round(noise)):
+        return misfit("whole numbers")
     if np.count_nonzero(z == 0) >= 2:
         return misfit("partly exact")
     if values <= 20:
@@ -200,6 +203,10 @@ def describe_misfit(misfit: Misfit, what: str, scale_name: str) -> str:
     if kind == "constant":
         return (f"your release is {what} shifted by the same amount on every call: that is "
                 "not random noise, and the release gives the private value away (no privacy).")
+    if kind == "whole numbers":
+        return ("your noise takes whole-number values only (rounded, or drawn from a discrete "
+                "law): that is not the Laplace law the task asks for, and a discrete law needs "
+                "its own calibration to be ε-DP.")
     if kind == "partly exact":
         return (f"on {misfit.share:.1%} of the calls your release is {what} exactly: noise "
                 "was added only sometimes, and each exact release gives the private value "

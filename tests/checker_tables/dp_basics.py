@@ -579,3 +579,9 @@ def _(values, edges, eps, rng):
 @mistake("1.6", "choices drawn from np.random", "somewhere other than")
 def _(c, s, d, e, rng):
     return exponential(c, s, d, e, np.random.default_rng())
+
+
+@mistake("1.3", "discrete (geometric) noise", "whole-number values")
+def _(t, d, e, rng):
+    p = 1 - math.exp(-e / d)
+    return t + float(rng.geometric(p) - rng.geometric(p))

@@ -76,3 +76,15 @@ def test_the_instructor_guide_lists_every_mistake_of_the_tables():
     assert guide_table() in guide, ("the instructor guide's table 'Common mistakes per "
                                     "exercise' is not the tables' list: print it with "
                                     "checker_testing.guide_table() and paste it")
+
+
+def test_readme_states_the_false_failure_test_it_is_backed_by():
+    """README's promise names the number of correct answers and checks that
+    tests/test_checker_false_failures.py runs (200 random seeds each)."""
+    from pathlib import Path
+
+    from test_checker_false_failures import SEEDS
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    answers = len(VARIANTS)
+    assert f"{answers} correct answers" in readme and f"{SEEDS} random seeds" in readme
+    assert f"{answers * SEEDS:,} checks" in readme

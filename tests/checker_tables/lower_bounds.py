@@ -358,15 +358,22 @@ def _(n, e):
 
 
 # ---------------------------------------------------------------- 7.6
-@correct("7.6", "a copy per query, decoded by L1")
-def intrusion_attack(algorithm, n_queries, rng):
+def measurements(algorithm, n_queries, rng, subtract=True):
+    """(q, D(S ∪ q) − |q|) for n_queries random query sets q, each run on its own copy
+    (without the − |q| when subtract is False)."""
     m = algorithm.universe_size
     q = rng.integers(0, 2, (n_queries, m))
     values = np.empty(n_queries)
     for j in range(n_queries):
         copy = clone_with_fresh_coins(algorithm, rng)
         copy.process(np.flatnonzero(q[j]))
-        values[j] = copy.output() - q[j].sum()
+        values[j] = copy.output() - (q[j].sum() if subtract else 0)
+    return q, values
+
+
+@correct("7.6", "a copy per query, decoded by L1")
+def intrusion_attack(algorithm, n_queries, rng):
+    q, values = measurements(algorithm, n_queries, rng)
     return reconstruct_lp(1 - q, values, method="l1")
 
 
@@ -419,37 +426,26 @@ def _(algorithm, n_queries, rng):
     return reconstruct_lp(1 - q, np.array(values), method="l1")
 
 
-@mistake("7.6", "the measurement's sign flipped", "complement")
+@mistake("7.6", "the measurement's sign flipped (the size of q minus the output)",
+         "not subset sums")
 def _(algorithm, n_queries, rng):
-    m = algorithm.universe_size
-    q = rng.integers(0, 2, (n_queries, m))
-    values = np.empty(n_queries)
-    for j in range(n_queries):
-        copy = clone_with_fresh_coins(algorithm, rng)
-        copy.process(np.flatnonzero(q[j]))
-        values[j] = copy.output() - q[j].sum()
+    q, values = measurements(algorithm, n_queries, rng)
+    return reconstruct_lp(1 - q, -values, method="l1")
+
+
+@mistake("7.6", "the decoded guess flipped", "complement")
+def _(algorithm, n_queries, rng):
+    q, values = measurements(algorithm, n_queries, rng)
     return 1 - reconstruct_lp(1 - q, values, method="l1")
 
 
 @mistake("7.6", "decoded with q instead of its complement", "complement", "over q itself")
 def _(algorithm, n_queries, rng):
-    m = algorithm.universe_size
-    q = rng.integers(0, 2, (n_queries, m))
-    values = np.empty(n_queries)
-    for j in range(n_queries):
-        copy = clone_with_fresh_coins(algorithm, rng)
-        copy.process(np.flatnonzero(q[j]))
-        values[j] = copy.output() - q[j].sum()
+    q, values = measurements(algorithm, n_queries, rng)
     return reconstruct_lp(q, values, method="l1")
 
 
 @mistake("7.6", "the size of q not subtracted from the output", "not subset sums")
 def _(algorithm, n_queries, rng):
-    m = algorithm.universe_size
-    q = rng.integers(0, 2, (n_queries, m))
-    values = np.empty(n_queries)
-    for j in range(n_queries):
-        copy = clone_with_fresh_coins(algorithm, rng)
-        copy.process(np.flatnonzero(q[j]))
-        values[j] = copy.output()
+    q, values = measurements(algorithm, n_queries, rng, subtract=False)
     return reconstruct_lp(1 - q, values, method="l1")

@@ -8,8 +8,9 @@ the course's sources (Honaker's re-weighted tree, the square-root factorization)
 `panpriv_teach.counters_baselines`, PPCum (Local-mechanisms notes, §3) in `panpriv_teach.ppcum`; both are
 re-exported here.
 
-Neighbouring streams (Dwork 2010, §5 with |T| = 1, `streams.event_neighbours`): two streams of the
-same length that differ in one time step. Times are 1-based as in the sources: x_t is the
+Neighbouring streams (event-level, Dwork 2010, §1: "the presence or absence of a single event";
+`streams.event_neighbours`): two streams of the same length that differ in one time step. (§5's
+adjacency changes some occurrences of one symbol: user-level, not event-level.) Times are 1-based as in the sources: x_t is the
 t-th element, stream[t - 1].
 
 The dyadic tree is described once, by small public functions (`tree_levels`, `tree_nodes`,
@@ -416,7 +417,7 @@ class BinaryTreeCounter(FixedHorizonCounter):
     release t = sum of X_I over `dyadic_intervals(t, T)` (at most L nodes, 2 for T = 2;
     all complete at t).
     Privacy: epsilon-DP for all T releases together, event-level neighbours (streams in
-    {0, 1}^T differing in one step; Dwork 2010, §5), against the releases only (Thm 3): the releases
+    {0, 1}^T differing in one step; Dwork 2010, §1), against the releases only (Thm 3): the releases
     are computed from the X_I, and x_i lies in exactly L nodes (one per level), so the node
     vector has L1 sensitivity L and Lap(L/epsilon) per node makes it epsilon-DP. NOT
     pan-private: the state holds exact sums (`state`); PPCum (Local-mechanisms notes, §3) is the pan-private one.
@@ -523,9 +524,10 @@ class BinaryTreeCounter(FixedHorizonCounter):
         """lambda such that, with probability >= 1 - beta, |release_t - q_t| <= lambda for
         all t = 1..T at once (Thm 5 with explicit constants).
 
-        A union bound over t and the two signs of the exact Chernoff bound
-        `_laplace_sum_tail` for the k(t) node noises of release t (the Local-mechanisms notes' Thm 4 in
-        exact form): sum_t 2 P[sum of k(t) Lap(b) >= lambda] <= beta, solved by bisection.
+        A union bound over t and the two signs of the Chernoff bound `_laplace_sum_tail`
+        (Markov's inequality on the exponential, with the exact Laplace moment-generating
+        function; the Local-mechanisms notes' Thm 4 without its approximations) for the k(t)
+        node noises of release t: sum_t 2 P[sum of k(t) Lap(b) >= lambda] <= beta, solved by bisection.
         It grows like L^(3/2) sqrt(log(T/beta)) / epsilon: O(log^2 T/epsilon) at beta = 1/T.
         """
         beta = require_probability("beta", beta)

@@ -159,10 +159,11 @@ def test_every_class_fits_when_narrated(lectures):
 def guide_timings() -> dict[str, dict[str, int]]:
     """The guide's table "Time per lecture": {module: {column: minutes}}."""
     text = GUIDE.read_text(encoding="utf-8")
-    table = text.split("## Time per lecture", 1)[1].split("\n## ", 1)[0]
+    section = text.split("## Time per lecture", 1)[1].split("\n## ", 1)[0]
+    first_table = section[section.index("\n|"):].split("\n\n", 1)[0]
     rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
-            for line in table.splitlines() if line.startswith("|")]
-    header, body = rows[0], [r for r in rows[2:]]
+            for line in first_table.splitlines() if line.startswith("|")]
+    header, body = rows[0], rows[2:]
     return {row[0]: dict(zip(header[1:], (int(x) if x.isdigit() else x for x in row[1:]))) for row in body}
 
 

@@ -134,13 +134,15 @@ def cheaters(course: Path, subs: Path, out: Path) -> dict:
             "            pass")}),
         "killer": ("05_ppcum", {}, {"5.1": kill_class(mark, "SIGKILL"),
                                    "5.2": kill_class(mark, "SIGSTOP")}),
-        "daemon": ("05_ppcum", {}, {"5.5": (
+        "daemon": ("05_ppcum", {}, {"5.5": (   # detached: kills workers, rewrites grades
+            kill_class(mark, "SIGKILL").rsplit("attack()", 1)[0] +
             "import ctypes, os, time\n"
             "if os.fork() == 0:\n"
             "    os.setsid()\n"
             "    if os.fork() == 0:\n"
             f"        ctypes.CDLL(None).prctl(15, {DAEMON.encode()!r})\n"
             "        for _ in range(120):\n"
+            "            attack()\n"
             f"            for path in ({str(out / 'grades.csv')!r}, {str(out / 'grades.json')!r},"
             f" {str(out / 'feedback' / 'daemon.md')!r}):\n"
             "                try:\n"

@@ -180,13 +180,14 @@ class _Run:
             if time.monotonic() >= self.deadline:
                 self.results[student, module] = _over_class_budget(module, path)
                 continue
-            job = job or Job(self.options)
             try:
+                job = job or Job(self.options)
                 grade = NotebookGrade.from_dict(job.grade(self.request(module, path),
                                                           self.notebook_seconds + SLACK))
-            except JobDied as died:
+            except (JobDied, OSError) as died:
                 job = None
-                why = f"the grader's process grading it {died}"
+                why = (f"the grader's process grading it {died}" if isinstance(died, JobDied)
+                       else f"the grader could not start a grading process ({died})")
                 grade = _whole(module, path, "error", f"not graded: {why}")
                 grade.outside.append(why)
             self.results[student, module] = grade

@@ -43,6 +43,8 @@ def _limit(memory: int | None, cpu: float | None) -> None:
     except ImportError:   # Windows: the grader watches memory and time itself
         return
     if memory:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)   # the grader's own cap, if lower
+        memory = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     if cpu:
         used = resource.getrusage(resource.RUSAGE_SELF)

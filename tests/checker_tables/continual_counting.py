@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from checker_testing import Table
-from panpriv_teach.counters import CascadingBuffersCounter, tree_nodes
+from panpriv_teach.counters import tree_nodes
 
 table = Table("continual_counting")
 correct, mistake = table.correct, table.mistake

@@ -57,3 +57,12 @@ def test_a_floating_point_attack_that_rules_out_too_much_is_named():
             truth[laplace_mechanism_unsafe(x, 1.0, epsilon, rng=rng)] = x
     only_the_truth = lambda r, c, d, e: truth.get(r) == c
     fails_with(check.exercise_1_7, only_the_truth, "you rule out input", "as well")
+
+
+def test_the_librarys_exact_exponential_mechanism_passes(capsys):
+    """Issue 22: a correct sampler that often repeats a candidate (the library's, by exact
+    rejection) once failed the 'two seeds differ' test; the law test accepts it."""
+    from panpriv_teach.mechanisms import exponential_mechanism
+    check.exercise_1_6(lambda c, s, d, e, rng: exponential_mechanism(c, s, d, e, rng=rng),
+                       strict=True)
+    assert "✓ Exercise 1.6 passed" in capsys.readouterr().out

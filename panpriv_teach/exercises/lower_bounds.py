@@ -47,6 +47,9 @@ class _Curator:
     def __init__(self, n, table):
         self.n, self.table, self.calls = n, table, 0
 
+    def __repr__(self):
+        return "answer"
+
     def __call__(self, q):
         q = np.asarray(q)
         if q.shape != (self.n,) or not np.all((q == 0) | (q == 1)):

@@ -127,15 +127,14 @@ def _feedback(student: str, rows: list, grades: list) -> str:
     passed = sum(r["status"] == "passed" for r in rows)
     counted = sum(1 for r in rows if r["exercise"])
     lines += [f"**{passed} of {counted} exercises passed.**", ""]
-    for grade in grades:
-        lines += [f"## {escape(grade.module)}", "", "| exercise | status | cell |", "|---|---|---|"]
-        lines += [f"| {escape(r.exercise)} {escape(r.title)} | {escape(r.status)} | "
-                  f"{r.cell or ''} |" for r in grade.results]
+    for grade in grades:        # module, exercise, title, status: the course's own words
+        lines += [f"## {grade.module}", "", "| exercise | status | cell |", "|---|---|---|"]
+        lines += [f"| {r.exercise} {r.title} | {r.status} | {r.cell or ''} |"
+                  for r in grade.results]
         lines.append("")
         for r in grade.results:
             if r.diagnosis and r.status != "passed":
-                lines += [f"### {escape(r.exercise)} ({escape(r.status)})", "",
-                          *_block(r.diagnosis), ""]
+                lines += [f"### {r.exercise} ({r.status})", "", *_block(r.diagnosis), ""]
         if grade.problems:
             lines += ["### The notebook", "", *_block("\n".join(grade.problems)), ""]
     other = [r for r in rows if not r["exercise"]]

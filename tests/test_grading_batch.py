@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import nbformat
 import pytest
@@ -51,6 +52,7 @@ def graded(tmp_path_factory):
     write(correct, subs / ".hidden", MODULE)                                 # a hidden student
     (subs / "frank").symlink_to(subs / "ada", target_is_directory=True)      # a linked student
     (subs / "README.txt").write_text("collected on Monday")
+    os.mkfifo(subs / "erin" / "05_ppcum-pipe.ipynb")                         # would block a reader
     forger = student_notebook(MODULE, answers={"5.1": (
         "def erased_after(t, T):\n"
         f"    raise type({FORGED!r}, (Exception,), {{}})('<b>7 of 7</b> [ok](http://x)')")})
@@ -105,6 +107,7 @@ def test_symbolic_links_and_hidden_entries_get_a_row_each_and_are_never_followed
                          "graded") in rows
     assert ("", "error", "05_ppcum-link.ipynb is a symbolic link: hand in the file itself; it "
                          "was not graded") in rows
+    assert ("", "error", "05_ppcum-pipe.ipynb is not a regular file; it was not graded") in rows
     assert rows_of(graded, ".hidden") == [("", "error", ".hidden is a hidden folder (its name "
                                            "starts with '.'); it was not graded: rename it if "
                                            "it is a student's")]

@@ -118,6 +118,17 @@ def test_shared_references_cannot_multiply_the_work():
         wire.decode(wire.load_data(payload))
 
 
+def test_the_count_of_values_is_shared_by_every_part_of_a_message():
+    """Each part of a message may name the same big structure again (the pickle's memo):
+    the parts' values are counted together."""
+    payload = wire.load_data(wire.dump_data([0.5] * (wire.MAX_VALUES * 2 // 3)))
+    assert len(wire.decode(payload)) == len(wire.decode(payload))   # two messages: fine
+    message = wire.Decoder()
+    wire.decode(payload, message=message)
+    with pytest.raises(wire.TooLarge, match="more than 2,000,000 values"):
+        wire.decode(payload, message=message)
+
+
 def test_lazy_objects_come_back_as_their_type_never_materialised():
     """range(10**8) would be 4.7 GB as a list: it comes back as a type name (30 bytes), like a
     generator or an iterator."""

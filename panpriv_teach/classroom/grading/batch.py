@@ -44,6 +44,7 @@ from panpriv_teach.classroom.grading.notebook import (CELL_SECONDS, NOTEBOOK_SEC
 from panpriv_teach.classroom.sandbox import Sandbox, SandboxUnavailable, site_paths
 
 COPY = re.compile(r"^(?P<number>\d\d)_")
+MAX_NOTEBOOK = 100 * 2**20    # bytes: a larger file is reported, not graded
 SLACK = 120.0     # seconds a job may take beyond a notebook's budget before it is killed
 
 
@@ -63,8 +64,13 @@ def _plan(student: Path, modules) -> tuple[list, list]:
         elif entry.is_dir():
             rows.append(("", "error", f"{entry.name}/ is a folder: hand in notebooks directly "
                                       "in your own folder; it was not graded"))
+        elif not entry.is_file():
+            rows.append(("", "error", f"{entry.name} is not a regular file; it was not graded"))
         elif entry.suffix != ".ipynb":
             rows.append(("", "error", f"{entry.name} is not a notebook; it was not graded"))
+        elif entry.stat().st_size > MAX_NOTEBOOK:
+            rows.append(("", "error", f"{entry.name} is larger than {MAX_NOTEBOOK // 2**20} MB; "
+                                      "it was not graded"))
         elif entry.stem in modules:
             claims.setdefault(entry.stem, []).insert(0, entry)      # the exact name first
         elif COPY.match(entry.name) and entry.name[:2] in by_number:

@@ -336,8 +336,9 @@ class Session:
             while True:
                 message = self.worker.receive(deadline)
                 if message[0] == "callback" and len(message) == 4 and message[1] in callbacks:
-                    self._serve(callbacks[message[1]], wire.decode(message[2], generator),
-                                wire.decode(message[3], generator))
+                    parts = wire.Decoder()
+                    self._serve(callbacks[message[1]], wire.decode(message[2], generator, parts),
+                                wire.decode(message[3], generator, parts))
                     continue
                 break
         except WorkerTimeout:
@@ -353,11 +354,13 @@ class Session:
         if message[0] == "unreadable":
             return Outcome("died", message=f"could not be run: the grader could not pass it its "
                                            f"arguments ({wire.decode(message[1])})")
+        parts = wire.Decoder()           # one count of values for the whole message
         try:
             _, kind, value, error, text, where, states, back = message
-            kind, error, text, where = (str(wire.decode(v)) for v in (kind, error, text, where))
-            states = wire.decode(states)
-            value = wire.decode(value, generator)
+            kind, error, text, where = (str(wire.decode(v, message=parts))
+                                        for v in (kind, error, text, where))
+            states = wire.decode(states, message=parts)
+            value = wire.decode(value, generator, parts)
         except wire.TooLarge as exc:
             return Outcome("died", message=f"returned {exc}.")
         except (ValueError, TypeError, wire.WireError):
@@ -370,7 +373,7 @@ class Session:
                     rngs[key].bit_generator.state = state
                 except (TypeError, ValueError, KeyError):
                     pass
-        _copy_back(args, kwargs, back)
+        _copy_back(args, kwargs, back, parts)
         foreign = wire.foreign_in(value) if kind == "returned" else None
         if foreign is not None:
             return Outcome("died", message=(
@@ -387,21 +390,23 @@ class Session:
         self.worker.request(reply)
 
 
-def _copy_back(args, kwargs, back) -> None:
-    """Copy the worker's arrays and library objects back into the grader's arguments."""
+def _copy_back(args, kwargs, back, parts) -> None:
+    """Copy the worker's arrays and library objects back into the grader's arguments (as
+    far as the message's count of values allows: a malformed or cyclic one stops it)."""
     try:
         arg_states, kwarg_states = back["t"]
         pairs = list(zip(args, arg_states)) + [(kwargs[k], v) for k, v in kwarg_states["d"]
                                                if isinstance(k, str) and k in kwargs]
-    except (TypeError, KeyError, ValueError):
+        for original, state in pairs:
+            if state is not None:
+                _restore(original, state, parts)
+    except (TypeError, KeyError, ValueError, RecursionError, wire.WireError):
         return
-    for original, state in pairs:
-        if state is not None:
-            _restore(original, state)
 
 
-def _restore(original, state) -> None:
+def _restore(original, state, parts) -> None:
     """Make `original` look like the worker's copy, using only data (never objects) from it."""
+    parts.count()
     if isinstance(state, dict) and "o" in state:
         name, encoded = state["o"]
         if type(original).__qualname__ != name or not hasattr(original, "__dict__"):
@@ -412,17 +417,17 @@ def _restore(original, state) -> None:
                 continue    # Generators came back through their states
             current = getattr(original, key, None)
             if isinstance(value, dict) and "o" in value:
-                _restore(current, value)
+                _restore(current, value, parts)
                 continue
             try:
-                decoded = wire.decode(value)
+                decoded = wire.decode(value, message=parts)
             except wire.WireError:
                 continue
             if wire.foreign_in(decoded) is None:
                 setattr(original, key, decoded)
         return
     try:
-        decoded = wire.decode(state)
+        decoded = wire.decode(state, message=parts)
     except wire.WireError:
         return
     if (isinstance(original, np.ndarray) and isinstance(decoded, np.ndarray)

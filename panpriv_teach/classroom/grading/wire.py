@@ -174,12 +174,13 @@ def _type_name(value) -> str:
     return name if module in ("builtins", "__main__") else f"{module}.{name}"
 
 
-def decode(data, extra=None):
+def decode(data, extra=None, message: Decoder | None = None):
     """The value `encode` gave `data` for; unknown types become `Foreign`. `extra(tag, body)`
-    may decode further tags (returning NotImplemented to decline). Raises TooLarge for a
-    value beyond a cap, WireError for malformed data."""
+    may decode further tags (returning NotImplemented to decline). `message`: the Decoder
+    of the message `data` is part of, whose count of values it adds to (default: its own).
+    Raises TooLarge for a value beyond a cap, WireError for malformed data."""
     try:
-        return _Decoder(extra).decode(data)
+        return (message or Decoder()).decode(data, extra)
     except WireError:
         raise
     except (TypeError, ValueError, KeyError, IndexError, OverflowError, RecursionError,
@@ -203,11 +204,12 @@ def _dtype(name) -> np.dtype:
     return dtype
 
 
-class _Decoder:
-    """One decoding, counting the values it builds (at most MAX_VALUES)."""
+class Decoder:
+    """The decoding of one message, counting the values it builds in all its parts (at
+    most MAX_VALUES: a part naming a shared structure again counts it again)."""
 
-    def __init__(self, extra):
-        self.extra, self.left = extra, MAX_VALUES
+    def __init__(self):
+        self.extra, self.left = None, MAX_VALUES
 
     def count(self, n: int = 1) -> None:
         self.left -= n
@@ -215,7 +217,11 @@ class _Decoder:
             raise TooLarge(f"more than {MAX_VALUES:,} values: the grader accepts at most "
                            f"{MAX_VALUES:,} (a numpy array of numbers is one value)")
 
-    def decode(self, data):
+    def decode(self, data, extra=None):
+        self.extra = extra
+        return self.value(data)
+
+    def value(self, data):
         self.count()
         kind = type(data)
         if kind is int:
@@ -226,7 +232,7 @@ class _Decoder:
         if kind in _PLAIN:
             return data
         if kind is list:
-            return [self.decode(v) for v in data]
+            return [self.value(v) for v in data]
         if kind is not dict or len(data) != 1:
             raise WireError(f"unexpected {kind.__name__} on the wire")
         (tag, body), = data.items()
@@ -238,11 +244,11 @@ class _Decoder:
 
     def tagged(self, tag, body):
         if tag == "t":
-            return tuple(self.decode(v) for v in body)
+            return tuple(self.value(v) for v in body)
         if tag == "d":
-            return {self.decode(k): self.decode(v) for k, v in body}
+            return {self.value(k): self.value(v) for k, v in body}
         if tag in ("s", "fs"):
-            items = [self.decode(v) for v in body]
+            items = [self.value(v) for v in body]
             return set(items) if tag == "s" else frozenset(items)
         if tag == "c":
             return complex(float(body[0]), float(body[1]))
@@ -257,7 +263,7 @@ class _Decoder:
             shape = tuple(_integer(s) for s in body[0])
             if len(body[1]) != math.prod(shape) or min(shape, default=0) < 0:
                 raise WireError("a malformed array of objects")
-            items = [self.decode(v) for v in body[1]]
+            items = [self.value(v) for v in body[1]]
             array = np.empty(len(items), dtype=object)
             array[:] = items if items else []
             return array.reshape(shape)

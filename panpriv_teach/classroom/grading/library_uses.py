@@ -16,7 +16,12 @@ from __future__ import annotations
 import ast
 
 
+MAX_SOURCE = 2**20   # characters of a cell read: a larger one is not read (its run is bounded)
+
+
 def _python(source: str) -> ast.AST | None:
+    if len(source) > MAX_SOURCE:
+        return None
     try:
         from IPython.core.inputtransformer2 import TransformerManager
         source = TransformerManager().transform_cell(source)

@@ -102,10 +102,14 @@ def guide_table() -> str:
     """The instructor guide's table "Common mistakes per exercise": one row per exercise,
     its title and the names of its mistakes (print it with
     `cd tests && python -c "import checker_testing as c; print(c.guide_table())"`)."""
+    def cell(text):                # a | inside a cell ("Σ|a_i|^p") would split the row
+        return text.replace("|", "\\|")
+
     lines = ["| exercise | typical mistakes (each diagnosed by name) |", "|---|---|"]
     for table in tables():
         numbers = list(dict.fromkeys(m.exercise for m in table.mistakes))
         for number in numbers:
             names = [m.name for m in table.mistakes if m.exercise == number]
-            lines.append(f"| {number} {table.checker(number).title} | {'; '.join(names)} |")
+            lines.append(f"| {number} {cell(table.checker(number).title)} | "
+                         f"{cell('; '.join(names))} |")
     return "\n".join(lines)

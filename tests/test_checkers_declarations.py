@@ -82,14 +82,14 @@ def _correct_answers():
     from checker_tables.lower_bounds import packing_bound
     from checker_tables.ppcum import claim, erased_after
     from checker_tables.randomized_response import plan
-    from checker_tables.sketches import pick_h_and_c
+    from checker_tables.sketches import pick_h_and_gamma
     from panpriv_teach.counters import dyadic_intervals
     from panpriv_teach.exercises import (continual_counting, density, dp_basics, lower_bounds, ppcum,
                                          randomized_response, sketches)
     return [(dp_basics.exercise_1_2, sensitivities), (randomized_response.exercise_2_4, plan),
             (density.exercise_3_1, bit_privacy_loss), (density.exercise_3_2, where_claim_fails),
             (density.exercise_3_5, roth_m), (continual_counting.exercise_4_3, cum_noise_scale),
-            (continual_counting.exercise_4_4, cum_variance), (sketches.exercise_6_6, pick_h_and_c),
+            (continual_counting.exercise_4_4, cum_variance), (sketches.exercise_6_6, pick_h_and_gamma),
             (lower_bounds.exercise_7_5, packing_bound), (continual_counting.exercise_4_2, dyadic_intervals),
             (ppcum.exercise_5_1, erased_after), (ppcum.exercise_5_4, claim)]
 

@@ -1,5 +1,5 @@
 """Checkers for module 07, lower bounds (Dwork 2011, Thm 1 and the n log² n statement (Dinur &
-Nissim 2003); Local-mechanisms notes, §2, the Ω(log n) packing bound (DNPR 2010); Mir et al. 2011,
+Nissim 2003); Local-mechanisms notes, §2, the Ω(log T) packing bound (DNPR 2010); Mir et al. 2011,
 §4, the intrusion decoding attack).
 
 Each checker is seeded. 7.3's answers are checked by their law (`_laws`: Laplace noise of
@@ -128,9 +128,9 @@ def exercise_7_2(decode):
         if raw.ndim == 1 and raw.size in (n + 1, n + t, n + 2 * t):
             raise ExerciseFailed(f"your guess has {raw.size} entries: it looks like the whole LP "
                                  f"solution, slack variables included. Return only the n = {n} "
-                                 "database variables x.")
+                                 "database variables d̂.")
         if raw.shape == (n,) and not np.all((raw == 0) | (raw == 1)):
-            raise ExerciseFailed("your guess holds fractions: the LP's x ∈ [0, 1]^n is not yet a "
+            raise ExerciseFailed("your guess holds fractions: the LP's d̂ ∈ [0, 1]^n is not yet a "
                                  "database of 0s and 1s.")
         guess = _bits(result, "your guess", n)
         wrong = int(np.sum(guess != d))
@@ -187,13 +187,13 @@ def exercise_7_3(private_answers):
         raise ExerciseFailed("the noises of different queries are not independent (one draw "
                              "shared between queries?): combining the answers cancels it "
                              f"(privacy lost). {where}")
-    scale = float(np.mean(np.abs(noise)))    # one Laplace scale b for every answer
+    scale = float(np.mean(np.abs(noise)))    # one Laplace scale s for every answer
     low, high = _laws.scale_interval(noise.size, alpha)
     misfit = _laws.laplace_misfit(noise, scale, alpha)
     if misfit and misfit.kind != "scale" and not _laws.laplace_fits(noise / scale, alpha,
                                                                      ratio=(low, high)):
-        raise ExerciseFailed(_laws.describe_misfit(misfit, "the true count", "b") + " " + where)
-    if scale / low < sensitivity / epsilon:   # even the largest plausible b is too small
+        raise ExerciseFailed(_laws.describe_misfit(misfit, "the true count", "s") + " " + where)
+    if scale / low < sensitivity / epsilon:   # even the largest plausible s is too small
         if abs(scale * epsilon - 1) < 0.1:
             raise ExerciseFailed(f"you gave each query the whole budget ε: that releases {t} "
                                  f"answers at ε each, {t}ε in all by composition (privacy "
@@ -213,14 +213,14 @@ def exercise_7_4(decoding_success):
     n, t = 32, 256
     seeds = [int(s) for s in seeded(704).integers(2**31, size=16)]
     rates = {}
-    for c, some in ((0.1, seeds[:2]), (1.0, seeds[2:12])):
-        values = [as_real(call(decoding_success, n, t, c, rng=np.random.default_rng(s)),
+    for ratio, some in ((0.1, seeds[:2]), (1.0, seeds[2:12])):   # E/√n
+        values = [as_real(call(decoding_success, n, t, ratio, rng=np.random.default_rng(s)),
                           "the success rate") for s in some]
         if max(values) > 1 or min(values) < 0:
             raise ExerciseFailed(f"decoding_success returned {max(values, key=abs):g}: the task "
                                  "asks for the FRACTION of rows recovered (between 0 and 1), "
                                  "not a count.")
-        rates[c] = values
+        rates[ratio] = values
     # reproducibility on a small case (16 rows, 48 queries: cheap to decode), four runs
     # twice: an answer drawing from elsewhere matches all four by chance w.p. (Σ p_k²)^4 =
     # 3.4e-4 (p_k: the chance of each success value there, on 1,000 reference runs)
@@ -232,21 +232,22 @@ def exercise_7_4(decoding_success):
                              "`rng` argument (np.random.*, the random module), so its results "
                              "can be neither reproduced nor checked.")
     low, high = float(np.mean(rates[0.1])), float(np.mean(rates[1.0]))
-    # reference on 600 seeded runs: at c = 0.1 every run recovers every row; at c = 1 the
-    # mean is 0.50, single runs reach 0.78, means of 10 runs stay far below 0.8
+    # reference on 600 seeded runs: at E = 0.1·√n every run recovers every row; at E = √n
+    # the mean is 0.50, single runs reach 0.78, means of 10 runs stay far below 0.8
     if low < 0.95:
-        raise ExerciseFailed(f"with small noise (c = 0.1, E = 0.1·√n ≈ 0.57) your success rate is "
-                             f"{low:.2f}, though LP decoding recovers every row here: is the "
-                             "guess compared with the database the answers came from?")
+        raise ExerciseFailed(f"with small noise (ratio 0.1, E = 0.1·√n ≈ 0.57) your success "
+                             f"rate is {low:.2f}, though LP decoding recovers every row here: is "
+                             "the guess compared with the database the answers came from?")
     if high > 0.8:
-        raise ExerciseFailed(f"at c = 1 your success rate is still {high:.2f}: is the noise "
-                             "applied to the answers, with magnitude E = c·√n (not c)? Against "
-                             "the 'toward' adversary at E = √n decoding should be near chance.")
-    # ten seeds at c = 1, one value: a point mass, not the law of an attack's success (spread
+        raise ExerciseFailed(f"at ratio 1 your success rate is still {high:.2f}: is the noise "
+                             "applied to the answers, with magnitude E = ratio·√n (not ratio)? "
+                             "Against the 'toward' adversary at E = √n decoding should be near "
+                             "chance.")
+    # ten seeds at E = √n, one value: a point mass, not the law of an attack's success (spread
     # over multiples of 1/32, the likeliest with probability 0.147 on 3,000 reference runs,
     # so ten equal values have probability Σ p_k^10 ≈ 9e-9)
     if len(set(rates[1.0])) == 1:
-        raise ExerciseFailed("your success rate at c = 1 is the same for ten different random "
+        raise ExerciseFailed("your success rate at ratio 1 is the same for ten different random "
                              "generators: a real attack's success varies with the database, "
                              "queries and noise drawn, so yours does not draw them from `rng`.")
     return f"success {low:.2f} at E = 0.1√n and {high:.2f} at E = √n (n = {n}, t = {t})."
@@ -258,29 +259,29 @@ def exercise_7_4(decoding_success):
                      "panpriv_teach.lower_bounds.packing_condition"))
 def exercise_7_5(packing_bound):
     cases = [(16, 1.0), (64, 1.0), (100, 0.5), (1000, 1.0), (1000, 2.0), (4096, 0.3),
-             (100_000, 1.0), (15, 1.0)]   # at n = 15 the floor of n/L decides
-    got = [as_real(call(packing_bound, n, eps), f"packing_bound({n}, {eps})") for n, eps in cases]
-    want = [_packing_bound(n, eps) for n, eps in cases]
-    if all(math.isclose(g, w) for g, w in zip(got, want)):
-        n, eps = int(fresh_rng().integers(10, 100_000)), float(fresh_rng().uniform(0.2, 2.0))
-        if not math.isclose(as_real(call(packing_bound, n, eps), f"packing_bound({n}, {eps!r})"),
-                            _packing_bound(n, eps)):
-            raise looked_up(f"packing_bound({n}, {eps!r})")
-        return "the largest a = L/2 that the packing rules out, for every n and ε tried."
-    if all(math.isclose(g, 2 * w) for g, w in zip(got, want)):
-        raise ExerciseFailed("your numbers are twice too large: return a = L/2, the error, not "
-                             "the block length L.")
-    if all(math.isclose(g, _packing_bound(n, eps, base="first")) for g, (n, eps) in zip(got, cases)):
+             (100_000, 1.0), (15, 1.0)]   # at T = 15 the floor of T/w decides
+    got = [as_real(call(packing_bound, T, eps), f"packing_bound({T}, {eps})") for T, eps in cases]
+    want = [_packing_bound(T, eps) for T, eps in cases]
+    if all(math.isclose(g, r) for g, r in zip(got, want)):
+        T, eps = int(fresh_rng().integers(10, 100_000)), float(fresh_rng().uniform(0.2, 2.0))
+        if not math.isclose(as_real(call(packing_bound, T, eps), f"packing_bound({T}, {eps!r})"),
+                            _packing_bound(T, eps)):
+            raise looked_up(f"packing_bound({T}, {eps!r})")
+        return "the largest α = w/2 that the packing rules out, for every T and ε tried."
+    if all(math.isclose(g, 2 * r) for g, r in zip(got, want)):
+        raise ExerciseFailed("your numbers are twice too large: return α = w/2, the error, not "
+                             "the block length w.")
+    if all(math.isclose(g, _packing_bound(T, eps, base="first")) for g, (T, eps) in zip(got, cases)):
         raise ExerciseFailed("you compared each block stream with the first block stream x¹ "
-                             "(distance 2L), as the Local-mechanisms notes do. The task compares with the "
-                             "all-zero stream x⁰ (distance L, so e^(−εL)), which gives more.")
+                             "(distance 2w), as the Local-mechanisms notes do. The task compares with the "
+                             "all-zero stream x⁰ (distance w, so e^(−εw)), which gives more.")
     if any(not math.isclose(g * 2, round(g * 2)) for g in got):
-        raise ExerciseFailed("a block has a whole number L of steps: a = L/2 is a multiple of 1/2.")
-    bad = next(i for i, (g, w) in enumerate(zip(got, want)) if not math.isclose(g, w))
-    n, eps = cases[bad]
-    raise ExerciseFailed(f"for n = {n}, ε = {eps:g} your bound {got[bad]:g} is not the largest "
-                         "a = L/2 with (1/2)·(1 + ⌊n/L⌋·e^(−εL)) > 1 over the whole L from 1 "
-                         "to n/2: the bound you report is not what the packing rules out.")
+        raise ExerciseFailed("a block has a whole number w of steps: α = w/2 is a multiple of 1/2.")
+    bad = next(i for i, (g, r) in enumerate(zip(got, want)) if not math.isclose(g, r))
+    T, eps = cases[bad]
+    raise ExerciseFailed(f"for T = {T}, ε = {eps:g} your bound {got[bad]:g} is not the largest "
+                         "α = w/2 with (1/2)·(1 + ⌊T/w⌋·e^(−εw)) > 1 over the whole w from 1 "
+                         "to T/2: the bound you report is not what the packing rules out.")
 
 
 # ---------------------------------------------------------------- 7.6 intrusion attack

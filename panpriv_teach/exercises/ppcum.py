@@ -244,29 +244,29 @@ def exercise_5_5(estimate):
         m = int(rng.integers(10, 2000))
         eps = float(rng.uniform(0.05, 0.4))
         t = int(rng.integers(1, 10_000))
-        k = int(rng.integers(0, min(m, t) + 1))
-        expected_ocount = t / 2 + eps**2 / 2 * k             # Claim 5.1 (Dwork 2010, Claim 7.1)
+        seen = int(rng.integers(0, min(m, t) + 1))
+        expected_ocount = t / 2 + eps**2 / 2 * seen          # Claim 5.1 (Dwork 2010, Claim 7.1)
         got = as_real(call(estimate, expected_ocount, t, m, eps), "estimate(...)")
-        right = k / m
+        right = seen / m
         if math.isclose(got, right, rel_tol=1e-9, abs_tol=1e-12):
             continue
-        if k and math.isclose(got, right / 2, rel_tol=1e-9):
+        if seen and math.isclose(got, right / 2, rel_tol=1e-9):
             raise ExerciseFailed("your estimate is half the density, as the proof sketch's "
                                  "(ocount − t/2)/ε² gives: each first appearance adds ε²/2, not "
                                  "ε², to E[ocount], so it is biased.")
-        if k and math.isclose(got, right * m, rel_tol=1e-9):
+        if seen and math.isclose(got, right * m, rel_tol=1e-9):
             raise ExerciseFailed("you return the number of representatives seen, not the "
                                  "density, a fraction of m.")
         if math.isclose(got, (expected_ocount / (m * eps**2 / 2)), rel_tol=1e-9):
             raise ExerciseFailed("your estimate counts the t/2 ones that the fair coins "
                                  "contribute to ocount on average: it is biased upward.")
-        if k and math.isclose(got, -right, rel_tol=1e-9):
+        if seen and math.isclose(got, -right, rel_tol=1e-9):
             raise ExerciseFailed("your estimate has the wrong sign: more ones in ocount mean "
                                  "more representatives seen.")
-        if k and math.isclose(got, right * eps, rel_tol=1e-9):
+        if seen and math.isclose(got, right * eps, rel_tol=1e-9):
             raise ExerciseFailed("your estimate divides by ε, not ε²: each first appearance "
                                  "moves E[ocount] by ε²/2, so it is biased.")
-        raise ExerciseFailed(f"with E[ocount] = t/2 + (eps^2/2) k for k = {k} representatives "
-                             f"seen out of m = {m}, your estimate is {got:.6g}, not the fraction "
-                             "k/m. Solve E[ocount] for k/m.")
+        raise ExerciseFailed(f"with E[ocount] = t/2 + (eps^2/2) r_t for r_t = {seen} "
+                             f"representatives seen out of m = {m}, your estimate is {got:.6g}, "
+                             "not the fraction r_t/m. Solve E[ocount] for r_t/m.")
     return "(ocount - t/2)/(m eps^2/2) is unbiased: Fig 3's scale, divided by m."

@@ -64,10 +64,10 @@ def exercise_6_1(stable_sample):
                                  "of a fully dynamic stream. Is V drawn on (−π/2, π/2)? " + where)
         if p == 1 and np.median(np.abs(draws)) < 0.5:
             raise ExerciseFailed("at p = 1 your draws are too concentrated for the standard "
-                                 f"Cauchy law (median |X| = {np.median(np.abs(draws)):.3g}, the "
+                                 f"Cauchy law (median |Y| = {np.median(np.abs(draws)):.3g}, the "
                                  "law has 1): is V drawn on (−π/2, π/2)? " + where)
         reference = _reference_sample(p, _REFERENCE, seeded(6010 + int(10 * p)))
-        raise ExerciseFailed(f"at p = {p:g} your draws do not follow S({p:g}) (median |X| = "
+        raise ExerciseFailed(f"at p = {p:g} your draws do not follow S({p:g}) (median |Y| = "
                              f"{np.median(np.abs(draws)):.3g}, the law has "
                              f"{np.median(np.abs(reference)):.3g}): a sketch built on them "
                              "estimates the wrong norm. Compare the exponents and the laws of "
@@ -79,7 +79,7 @@ def exercise_6_1(stable_sample):
 @functools.lru_cache(maxsize=16)
 def _order_statistic_interval(p, r, eta):
     """estimate/truth of the median estimator with r entries lies in this interval unless
-    the sample median of r draws of |X_0| leaves its (1/2 ± eta) quantiles (binomial tails)."""
+    the sample median of r draws of |Y|, Y ~ S(p), leaves its (1/2 ± eta) quantiles (binomial tails)."""
     law = stats.levy_stable(p, 0.0)
     q = lambda level: law.ppf(0.5 + level / 2) ** p
     return q(0.5 - eta) / q(0.5), q(0.5 + eta) / q(0.5)
@@ -90,7 +90,7 @@ def _order_statistic_interval(p, r, eta):
 def exercise_6_2(median_estimator):
     rng = seeded(602)
     # r = 20,001 entries, eta = 0.022: a correct estimator leaves the interval (about ±7 %)
-    # w.p. 5e-10 per case (binomial tails of the order statistics of |X_0|).
+    # w.p. 5e-10 per case (binomial tails of the order statistics of |Y|).
     r = 20_001
     for p, lp in [(1.0, 12.0), (0.5, 40.0), (0.25, 25.0), (2.0, 30.0)]:
         sketch = lp ** (1 / p) * _reference_sample(p, r, rng)
@@ -176,22 +176,22 @@ def exercise_6_3(modular_update):
 
 
 # ---------------------------------------------------------------- 6.4 debiasing
-def _right(sigma, m, tau, eps):
+def _right(sigma, size, tau, eps):
     K = 2 * tau - 1 + math.exp(eps)
-    return (sigma - 2 * tau**2 * m / K) * K / math.expm1(eps) - m / 2
+    return (sigma - 2 * tau**2 * size / K) * K / math.expm1(eps) - size / 2
 
 
 _WRONG_DEBIAS = [
-    (lambda s, m, t, e: (s - t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
-     / math.expm1(e) - m / 2,
-     "you subtract τ²m/K as Alg 2 prints it, but on the empty stream E[σ] = m·E[𝒩] is larger "
-     "than that: Alg 2's printed formula is biased by τ²m/(e^ε − 1) (accuracy)."),
-    (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
+    (lambda s, n, t, e: (s - t**2 * n / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
+     / math.expm1(e) - n / 2,
+     "you subtract τ²|X|/K as Alg 2 prints it, but on the empty stream E[σ̃] = |X|·E[𝒩] is "
+     "larger than that: Alg 2's printed formula is biased by τ²|X|/(e^ε − 1) (accuracy)."),
+    (lambda s, n, t, e: (s - 2 * t**2 * n / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
      / math.expm1(e),
-     "you forgot the − m/2: each counter's high-density arc [0, 1] has mean 1/2, which adds "
-     "(e^ε − 1)/(2K) per ID, so your estimate is biased by m/2."),
-    (lambda s, m, t, e: (s - 2 * t**2 * m / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
-     / math.exp(e) - m / 2,
+     "you forgot the − |X|/2: each counter's high-density arc [0, 1] has mean 1/2, which adds "
+     "(e^ε − 1)/(2K) per ID, so your estimate is biased by |X|/2."),
+    (lambda s, n, t, e: (s - 2 * t**2 * n / (2 * t - 1 + math.exp(e))) * (2 * t - 1 + math.exp(e))
+     / math.exp(e) - n / 2,
      "your scale is K/e^ε: the mean of c_i moves with u_i at the rate of the arc's EXTRA "
      "density over the baseline, not of its whole density, so the estimate is biased."),
 ]
@@ -202,30 +202,32 @@ def exercise_6_4(debias):
     rng = seeded(604)
     cases = [(float(rng.uniform(0, 400)), int(rng.integers(10, 200)), float(rng.choice([2.0, 5.0, 12.0])),
               float(rng.choice([0.3, 1.0, 2.0]))) for _ in range(12)]
-    for sigma, m, tau, eps in cases:
-        got = as_real(call(debias, sigma, m, tau, eps), f"debias({sigma:.1f}, {m}, {tau:g}, {eps:g})")
-        if math.isclose(got, _right(sigma, m, tau, eps), rel_tol=1e-7, abs_tol=1e-6):
+    for sigma, size, tau, eps in cases:
+        got = as_real(call(debias, sigma, size, tau, eps),
+                      f"debias({sigma:.1f}, {size}, {tau:g}, {eps:g})")
+        if math.isclose(got, _right(sigma, size, tau, eps), rel_tol=1e-7, abs_tol=1e-6):
             continue
         for wrong, hint in _WRONG_DEBIAS:
-            if math.isclose(got, wrong(sigma, m, tau, eps), rel_tol=1e-7, abs_tol=1e-6):
+            if math.isclose(got, wrong(sigma, size, tau, eps), rel_tol=1e-7, abs_tol=1e-6):
                 raise ExerciseFailed(hint)
-        raise ExerciseFailed(f"debias({sigma:.1f}, m={m}, τ={tau:g}, ε={eps:g}) = {got:.4g} is not "
-                             "unbiased. Compute E[σ] on the empty stream (each c_i ~ 𝒩) and on a "
-                             "stream with T' = Σ u_i (no wrap), and invert that linear map.")
+        raise ExerciseFailed(f"debias({sigma:.1f}, universe_size={size}, τ={tau:g}, ε={eps:g}) = "
+                             f"{got:.4g} is not unbiased. Compute E[σ̃] on the empty stream (each "
+                             "c_i ~ 𝒩) and on a stream with T' = Σ u_i (no wrap), and invert that "
+                             "linear map.")
     # the empty-stream experiment the exercise asks for, with the student's function:
-    # 400 runs, sd of each estimate <= K/(e^ε−1)·τ·sqrt(m + 8/ε²) ≈ 100: an illustration
+    # 400 runs, sd of each estimate <= K/(e^ε−1)·τ·sqrt(|X| + 8/ε²) ≈ 100: an illustration
     # (the exact checks above decided the verdict).
-    m, tau, eps, runs = 100, 3.0, 1.0, 400
+    size, tau, eps, runs = 100, 3.0, 1.0, 400
     K = 2 * tau - 1 + math.exp(eps)
-    low = rng.random((runs, m)) < math.exp(eps) / K
-    c = np.where(low, rng.uniform(0, 1, (runs, m)), rng.uniform(1, 2 * tau, (runs, m)))
+    low = rng.random((runs, size)) < math.exp(eps) / K
+    c = np.where(low, rng.uniform(0, 1, (runs, size)), rng.uniform(1, 2 * tau, (runs, size)))
     sigmas = c.sum(axis=1) + rng.laplace(0, 2 * tau / eps, runs)
     # the answer is affine in σ (it passed the exact checks), so its mean over the runs is
     # its value at the mean σ, and its spread is its slope times σ's
-    mean = as_real(call(debias, float(np.mean(sigmas)), m, tau, eps), "debias(...)")
+    mean = as_real(call(debias, float(np.mean(sigmas)), size, tau, eps), "debias(...)")
     se = abs(K / math.expm1(eps)) * float(np.std(sigmas)) / math.sqrt(runs)
-    return (f"unbiased: on the empty stream (m = {m}, τ = {tau:g}, ε = {eps:g}) your estimator "
-            f"averages {mean:.1f} over {runs} runs (standard error {se:.1f}).")
+    return (f"unbiased: on the empty stream (|X| = {size}, τ = {tau:g}, ε = {eps:g}) your "
+            f"estimator averages {mean:.1f} over {runs} runs (standard error {se:.1f}).")
 
 
 # ---------------------------------------------------------------- 6.5 dictionary attack
@@ -273,65 +275,78 @@ def exercise_6_5(attack):
                                  "dictionary attack tests the dictionary's IDs only.")
         if not truth <= guess:
             raise ExerciseFailed(f"you missed {len(truth - guess)} of the {len(truth)} visitors in "
-                                 "the dictionary: a visitor inside makes all of her d counters "
-                                 "positive, and your test rules some of them out.")
+                                 "the dictionary: a visitor inside makes all of her counters "
+                                 "positive (one per row), and your test rules some of them out.")
         if guess != possible:
             any_row = {int(x) for x in candidates if np.any(table[np.arange(4), hashes[:, x]] > 0)}
             if guess == any_row:
                 raise ExerciseFailed("you flag an ID when ANY of its counters is positive; a "
-                                     "present ID has ALL d counters positive, so you accuse "
+                                     "present ID has ALL its counters positive, so you accuse "
                                      "many IDs that are not inside.")
             raise ExerciseFailed(f"you flagged {len(guess)} IDs; exactly {len(possible)} candidates "
                                  "have all their counters positive.")
     return "every present visitor in the dictionary is found (plus the rare colliding IDs)."
 
 
-# ---------------------------------------------------------------- 6.6 choosing h and c
+# ---------------------------------------------------------------- 6.6 choosing h and γ
+# Lecture 06's letters: β the failure probability, γ the ratio of the two thresholds (Mir et
+# al. 2011 write δ and c); `keep` is the fraction of heavy hitters kept in distinct buckets.
 def _cases():
-    return [dict(k=10, delta=0.1, beta=0.2, F1=1e5, light_max=2.0),
-            dict(k=25, delta=0.05, beta=0.1, F1=4e5, light_max=1.0),
-            dict(k=4, delta=0.2, beta=0.5, F1=1e3, light_max=3.0)]
+    return [dict(k=10, beta=0.1, keep=0.7, F1=1e5, light_max=2.0),
+            dict(k=25, beta=0.05, keep=0.85, F1=4e5, light_max=1.0),
+            dict(k=4, beta=0.2, keep=0.4, F1=1e3, light_max=3.0)]
 
 
-@exercise("6.6", "Picking h and c for a heavy-hitter count")
-def exercise_6_6(pick_h_and_c):
+def _fewest_buckets(k, beta, keep):
+    """The smallest whole h with 1 − k/(βh) ≥ keep (Lemma 6.6)."""
+    return math.ceil(k / (beta * (1 - keep)))
+
+
+def _largest_gamma(k, beta, F1, light):
+    """The largest γ with light ≤ F1·β/(2γ²k²) (Lemma 6.7's hypothesis)."""
+    return math.sqrt(F1 * beta / (2 * light * k**2))
+
+
+@exercise("6.6", "Picking h and γ for a heavy-hitter count")
+def exercise_6_6(pick_h_and_gamma):
     for case in _cases():
-        k, delta, beta, F1, light = (case[key] for key in ("k", "delta", "beta", "F1", "light_max"))
-        answer = call(pick_h_and_c, k, delta, beta, F1, light)
+        k, beta, keep, F1, light = (case[key] for key in ("k", "beta", "keep", "F1", "light_max"))
+        answer = call(pick_h_and_gamma, k, beta, keep, F1, light)
         if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-            raise ExerciseFailed(f"pick_h_and_c should return a pair (h, c); got {answer!r}.")
+            raise ExerciseFailed(f"pick_h_and_gamma should return a pair (h, γ); got {answer!r}.")
         h = as_real(answer[0], "h")
-        c = as_real(answer[1], "c")
-        h_min = math.ceil(k / (delta * beta))
-        c_max = math.sqrt(F1 * delta / (2 * light * k**2))
-        shown = f"(k={k}, δ={delta}, β={beta}, F1={F1:g}, light items <= {light:g})"
+        gamma = as_real(answer[1], "γ")
+        h_min = _fewest_buckets(k, beta, keep)
+        gamma_max = _largest_gamma(k, beta, F1, light)
+        shown = f"(k={k}, β={beta}, keep={keep}, F1={F1:g}, light items <= {light:g})"
         if h != int(h):
             raise ExerciseFailed("h is a number of buckets, a whole number; yours is not.")
         if h < h_min:
             raise ExerciseFailed(f"{shown}: with h = {h:g} Lemma 6.6 only guarantees "
-                                 f"k̃/HH(k) >= {1 - k / (delta * h):.3f} w.p. 1 − δ, less than "
-                                 "1 − β: too few buckets for the guarantee you want.")
+                                 f"k̃/HH(k) >= {1 - k / (beta * h):.3f} w.p. 1 − β, less than "
+                                 "keep: too few buckets for the guarantee you want.")
         if h > h_min:
             raise ExerciseFailed(f"{shown}: h = {h:g} works but is not the smallest; more buckets "
                                  "cost more noise (the additive error grows like √h).")
-        if c <= 1:
-            raise ExerciseFailed("c must exceed 1: the second level is F1/(ck) < F1/k.")
-        if c > c_max * (1 + 1e-9):
-            raise ExerciseFailed(f"{shown}: with c = {c:.4g} the light items are not below "
-                                 "F1·δ/(2c²k²), so Lemma 6.7 no longer applies: buckets of light "
-                                 "items could pass F1/(ck).")
-        if c < c_max * (1 - 1e-6):
-            raise ExerciseFailed(f"{shown}: c = {c:.4g} is safe but not the largest allowed; a "
-                                 "larger c separates the two levels more (the factors of Theorem 6.4 "
-                                 "get closer to 1/2 and 2).")
-    fresh = fresh_rng()   # F1 large enough that the largest c exceeds 1
-    k, delta, beta = int(fresh.integers(2, 50)), float(fresh.uniform(0.01, 0.5)), float(fresh.uniform(0.05, 0.9))
-    F1, light = float(fresh.uniform(1e7, 1e9)), float(fresh.uniform(0.5, 5.0))
-    where = f"pick_h_and_c({k}, {delta!r}, {beta!r}, {F1!r}, {light!r})"
-    answer = call(pick_h_and_c, k, delta, beta, F1, light)
+        if gamma <= 1:
+            raise ExerciseFailed("γ must exceed 1: the second level is F1/(γk) < F1/k.")
+        if gamma > gamma_max * (1 + 1e-9):
+            raise ExerciseFailed(f"{shown}: with γ = {gamma:.4g} the light items are not below "
+                                 "F1·β/(2γ²k²), so Lemma 6.7 no longer applies: buckets of light "
+                                 "items could pass F1/(γk).")
+        if gamma < gamma_max * (1 - 1e-6):
+            raise ExerciseFailed(f"{shown}: γ = {gamma:.4g} is safe but not the largest allowed; "
+                                 "a larger γ separates the two levels more (the factors of "
+                                 "Theorem 6.4 get closer to 1/2 and 2).")
+    fresh = fresh_rng()   # F1 large enough that the largest γ exceeds 1
+    k, beta = int(fresh.integers(2, 50)), float(fresh.uniform(0.01, 0.5))
+    keep, F1 = float(fresh.uniform(0.1, 0.95)), float(fresh.uniform(1e7, 1e9))
+    light = float(fresh.uniform(0.5, 5.0))
+    where = f"pick_h_and_gamma({k}, {beta!r}, {keep!r}, {F1!r}, {light!r})"
+    answer = call(pick_h_and_gamma, k, beta, keep, F1, light)
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2
-            and as_real(answer[0], "h") == math.ceil(k / (delta * beta))
-            and math.isclose(as_real(answer[1], "c"), math.sqrt(F1 * delta / (2 * light * k**2)),
+            and as_real(answer[0], "h") == _fewest_buckets(k, beta, keep)
+            and math.isclose(as_real(answer[1], "γ"), _largest_gamma(k, beta, F1, light),
                              rel_tol=1e-6)):
         raise looked_up(where)
-    return "h from Lemma 6.6 and the largest c that Lemma 6.7 allows."
+    return "h from Lemma 6.6 and the largest γ that Lemma 6.7 allows."

@@ -230,131 +230,131 @@ def _(d, q, e, rng):
 
 # ---------------------------------------------------------------- 7.4
 @correct("7.4", "four library calls")
-def decoding_success(n, t, c, rng):
+def decoding_success(n, t, ratio, rng):
     database = rng.integers(0, 2, n)
     queries = random_queries(n, t, rng)
-    noise = bounded_noise(queries, database, c * math.sqrt(n), "toward", rng)
+    noise = bounded_noise(queries, database, ratio * math.sqrt(n), "toward", rng)
     return fraction_correct(reconstruct_lp(queries, subset_sums(database, queries) + noise),
                             database)
 
 
 @correct("7.4", "the queries drawn before the database, the fraction by hand")
-def _(n, t, c, rng):
+def _(n, t, ratio, rng):
     queries = random_queries(n, t, rng)
     database = rng.integers(0, 2, n)
-    answers = queries @ database + bounded_noise(queries, database, c * n ** 0.5, "toward", rng)
+    answers = queries @ database + bounded_noise(queries, database, ratio * n ** 0.5, "toward", rng)
     return float(np.mean(reconstruct_lp(queries, answers) == database))
 
 
 @correct("7.4", "the L1 decoder")
-def _(n, t, c, rng):
+def _(n, t, ratio, rng):
     database = rng.integers(0, 2, n)
     queries = random_queries(n, t, rng)
-    noise = bounded_noise(queries, database, c * math.sqrt(n), kind="toward", rng=rng)
+    noise = bounded_noise(queries, database, ratio * math.sqrt(n), kind="toward", rng=rng)
     guess = reconstruct_lp(queries, subset_sums(database, queries) + noise, method="l1")
     return fraction_correct(guess, database)
 
 
-@mistake("7.4", "noise of magnitude c, not c·√n", "not c")
-def _(n, t, c, rng):
+@mistake("7.4", "noise of magnitude ratio, not ratio·√n", "not ratio")
+def _(n, t, ratio, rng):
     database = rng.integers(0, 2, n)
     queries = random_queries(n, t, rng)
-    noise = bounded_noise(queries, database, c, "toward", rng)
+    noise = bounded_noise(queries, database, ratio, "toward", rng)
     return fraction_correct(reconstruct_lp(queries, subset_sums(database, queries) + noise),
                             database)
 
 
 @mistake("7.4", "no noise on the answers", "still")
-def _(n, t, c, rng):
+def _(n, t, ratio, rng):
     database = rng.integers(0, 2, n)
     queries = random_queries(n, t, rng)
     return fraction_correct(reconstruct_lp(queries, subset_sums(database, queries)), database)
 
 
 @mistake("7.4", "the number of rows recovered, not the fraction", "fraction")
-def _(n, t, c, rng):
-    return n * decoding_success(n, t, c, rng)
+def _(n, t, ratio, rng):
+    return n * decoding_success(n, t, ratio, rng)
 
 
 @mistake("7.4", "a fixed random seed instead of rng", "same for ten")
-def _(n, t, c, rng):
-    return decoding_success(n, t, c, np.random.default_rng(0))
+def _(n, t, ratio, rng):
+    return decoding_success(n, t, ratio, np.random.default_rng(0))
 
 
 @mistake("7.4", "np.random instead of rng", "somewhere other than")
-def _(n, t, c, rng):
-    return decoding_success(n, t, c, np.random.default_rng(np.random.randint(2**31)))
+def _(n, t, ratio, rng):
+    return decoding_success(n, t, ratio, np.random.default_rng(np.random.randint(2**31)))
 
 
 @mistake("7.4", "the guess compared with a fresh random database", "compared with")
-def _(n, t, c, rng):
+def _(n, t, ratio, rng):
     database = rng.integers(0, 2, n)
     queries = random_queries(n, t, rng)
-    noise = bounded_noise(queries, database, c * math.sqrt(n), "toward", rng)
+    noise = bounded_noise(queries, database, ratio * math.sqrt(n), "toward", rng)
     guess = reconstruct_lp(queries, subset_sums(database, queries) + noise)
     return fraction_correct(guess, rng.integers(0, 2, n))
 
 
 # ---------------------------------------------------------------- 7.5
-@correct("7.5", "the last L that violates the inequality")
-def packing_bound(n, epsilon):
+@correct("7.5", "the last w that violates the inequality")
+def packing_bound(T, epsilon):
     best = 0.0
-    for L in range(1, n // 2 + 1):
-        if 0.5 * (1 + (n // L) * math.exp(-epsilon * L)) > 1:
-            best = L / 2
+    for w in range(1, T // 2 + 1):
+        if 0.5 * (1 + (T // w) * math.exp(-epsilon * w)) > 1:
+            best = w / 2
     return best
 
 
-@correct("7.5", "searching down from n/2")
-def _(n, epsilon):
-    for L in range(n // 2, 0, -1):
-        if (n // L) * math.exp(-epsilon * L) > 1:
-            return L / 2
+@correct("7.5", "searching down from T/2")
+def _(T, epsilon):
+    for w in range(T // 2, 0, -1):
+        if (T // w) * math.exp(-epsilon * w) > 1:
+            return w / 2
     return 0.0
 
 
-@correct("7.5", "numpy over every L")
-def _(n, epsilon):
-    L = np.arange(1, n // 2 + 1)
-    violated = 0.5 * (1 + (n // L) * np.exp(-epsilon * L)) > 1
-    return float(L[violated].max()) / 2 if violated.any() else 0.0
+@correct("7.5", "numpy over every w")
+def _(T, epsilon):
+    w = np.arange(1, T // 2 + 1)
+    violated = 0.5 * (1 + (T // w) * np.exp(-epsilon * w)) > 1
+    return float(w[violated].max()) / 2 if violated.any() else 0.0
 
 
-@mistake("7.5", "L instead of a = L/2", "twice too large")
-def _(n, e):
-    return 2 * packing_bound(n, e)
+@mistake("7.5", "w instead of α = w/2", "twice too large")
+def _(T, e):
+    return 2 * packing_bound(T, e)
 
 
-@mistake("7.5", "compared with the first block stream (distance 2L)", "first block stream")
-def _(n, e):
+@mistake("7.5", "compared with the first block stream (distance 2w)", "first block stream")
+def _(T, e):
     best = 0.0
-    for L in range(1, n // 2 + 1):
-        if 0.5 * (1 + (n // L) * math.exp(-2 * e * L)) > 1:
-            best = L / 2
+    for w in range(1, T // 2 + 1):
+        if 0.5 * (1 + (T // w) * math.exp(-2 * e * w)) > 1:
+            best = w / 2
     return best
 
 
-@mistake("7.5", "the first L that holds instead of the last that fails", "not the largest")
-def _(n, e):
-    for L in range(1, n // 2 + 1):
-        if 0.5 * (1 + (n // L) * math.exp(-e * L)) <= 1:
-            return L / 2
+@mistake("7.5", "the first w that holds instead of the last that fails", "not the largest")
+def _(T, e):
+    for w in range(1, T // 2 + 1):
+        if 0.5 * (1 + (T // w) * math.exp(-e * w)) <= 1:
+            return w / 2
     return 0.0
 
 
-@mistake("7.5", "n/L without the floor", "not the largest")
-def _(n, e):
+@mistake("7.5", "T/w without the floor", "not the largest")
+def _(T, e):
     best = 0.0
-    for L in range(1, n // 2 + 1):
-        if 0.5 * (1 + (n / L) * math.exp(-e * L)) > 1:
-            best = L / 2
+    for w in range(1, T // 2 + 1):
+        if 0.5 * (1 + (T / w) * math.exp(-e * w)) > 1:
+            best = w / 2
     return best
 
 
 @mistake("7.5", "a continuous solution, not a whole number of steps", "multiple of 1/2")
-def _(n, e):
+def _(T, e):
     from scipy.optimize import brentq
-    return brentq(lambda L: (n / L) * math.exp(-e * L) - 1, 0.5, n) / 2
+    return brentq(lambda w: (T / w) * math.exp(-e * w) - 1, 0.5, T) / 2
 
 
 # ---------------------------------------------------------------- 7.6

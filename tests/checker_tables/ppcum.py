@@ -267,10 +267,10 @@ def estimate(ocount, t, m, eps):
     return (ocount - t / 2) / (m * eps**2 / 2)
 
 
-@correct("5.5", "k first, then the fraction")
+@correct("5.5", "r_t first, then the fraction")
 def _(ocount, t, m, eps):
-    k = 2 * (ocount - t / 2) / eps**2
-    return k / m
+    seen = 2 * (ocount - t / 2) / eps**2
+    return seen / m
 
 
 @correct("5.5", "one expression, ε·ε")

@@ -197,50 +197,51 @@ def _(c, w, i, d, tau):
 
 # ---------------------------------------------------------------- 6.4
 @correct("6.4", "the inverted linear map")
-def debias(sigma, m, tau, epsilon):
+def debias(sigma, universe_size, tau, epsilon):
     K = 2 * tau - 1 + np.exp(epsilon)
-    return (sigma - 2 * tau**2 * m / K) * K / (np.exp(epsilon) - 1) - m / 2
+    circle = 2 * tau**2 * universe_size / K
+    return (sigma - circle) * K / (np.exp(epsilon) - 1) - universe_size / 2
 
 
 @correct("6.4", "per counter: the mean of c_i solved for u_i")
-def _(sigma, m, tau, epsilon):
+def _(sigma, universe_size, tau, epsilon):
     K = 2 * tau - 1 + math.exp(epsilon)
-    per_counter = sigma / m                        # ≈ 2τ²/K + (e^ε − 1)(u + 1/2)/K
-    return m * ((per_counter - 2 * tau * tau / K) * K / math.expm1(epsilon) - 0.5)
+    per_counter = sigma / universe_size            # ≈ 2τ²/K + (e^ε − 1)(u + 1/2)/K
+    return universe_size * ((per_counter - 2 * tau * tau / K) * K / math.expm1(epsilon) - 0.5)
 
 
-@correct("6.4", "expanded: (Kσ − 2τ²m)/(e^ε − 1) − m/2")
-def _(sigma, m, tau, epsilon):
+@correct("6.4", "expanded: (Kσ̃ − 2τ²|X|)/(e^ε − 1) − |X|/2")
+def _(sigma, universe_size, tau, epsilon):
     K = 2 * tau - 1 + math.exp(epsilon)
-    return (K * sigma - 2 * tau**2 * m) / math.expm1(epsilon) - m / 2
+    return (K * sigma - 2 * tau**2 * universe_size) / math.expm1(epsilon) - universe_size / 2
 
 
-@mistake("6.4", "τ²m/K as Alg 2 prints it", "as alg 2 prints it")
-def _(s, m, t, e):
+@mistake("6.4", "τ²|X|/K as Alg 2 prints it", "as alg 2 prints it")
+def _(s, n, t, e):
     K = 2 * t - 1 + math.exp(e)
-    return (s - t**2 * m / K) * K / math.expm1(e) - m / 2
+    return (s - t**2 * n / K) * K / math.expm1(e) - n / 2
 
 
-@mistake("6.4", "the − m/2 forgotten", "m/2")
-def _(s, m, t, e):
+@mistake("6.4", "the − |X|/2 forgotten", "|X|/2")
+def _(s, n, t, e):
     K = 2 * t - 1 + math.exp(e)
-    return (s - 2 * t**2 * m / K) * K / math.expm1(e)
+    return (s - 2 * t**2 * n / K) * K / math.expm1(e)
 
 
 @mistake("6.4", "scale K/e^ε", "your scale is k/e^ε")
-def _(s, m, t, e):
+def _(s, n, t, e):
     K = 2 * t - 1 + math.exp(e)
-    return (s - 2 * t**2 * m / K) * K / math.exp(e) - m / 2
+    return (s - 2 * t**2 * n / K) * K / math.exp(e) - n / 2
 
 
-@mistake("6.4", "+ m/2 instead of − m/2", "not unbiased")
-def _(s, m, t, e):
+@mistake("6.4", "+ |X|/2 instead of − |X|/2", "not unbiased")
+def _(s, n, t, e):
     K = 2 * t - 1 + math.exp(e)
-    return (s - 2 * t**2 * m / K) * K / math.expm1(e) + m / 2
+    return (s - 2 * t**2 * n / K) * K / math.expm1(e) + n / 2
 
 
-@mistake("6.4", "σ returned unchanged", "not unbiased")
-def _(s, m, t, e):
+@mistake("6.4", "σ̃ returned unchanged", "not unbiased")
+def _(s, n, t, e):
     return s
 
 
@@ -307,57 +308,63 @@ def _(table, hashes, candidates):
 
 # ---------------------------------------------------------------- 6.6
 @correct("6.6", "the two inequalities solved")
-def pick_h_and_c(k, delta, beta, F1, light_max):
-    return math.ceil(k / (delta * beta)), math.sqrt(F1 * delta / (2 * light_max * k**2))
+def pick_h_and_gamma(k, beta, keep, F1, light_max):
+    return math.ceil(k / (beta * (1 - keep))), math.sqrt(F1 * beta / (2 * light_max * k**2))
 
 
-@correct("6.6", "h by counting up, c by bisection (a list)")
-def _(k, delta, beta, F1, light_max):
+@correct("6.6", "h by counting up, γ by bisection (a list)")
+def _(k, beta, keep, F1, light_max):
     h = 1
-    while 1 - k / (delta * h) < 1 - beta - 1e-12:
+    while 1 - k / (beta * h) < keep - 1e-12:
         h += 1
     low, high = 0.0, 1e9
     for _ in range(200):
         middle = (low + high) / 2
-        low, high = (middle, high) if light_max <= F1 * delta / (2 * middle**2 * k**2) else (low, middle)
+        safe = light_max <= F1 * beta / (2 * middle**2 * k**2)
+        low, high = (middle, high) if safe else (low, middle)
     return [h, low]
 
 
-@correct("6.6", "exact h with Fractions, c with numpy")
-def _(k, delta, beta, F1, light_max):
-    ratio = Fraction(k) / (Fraction(delta) * Fraction(beta))
+@correct("6.6", "exact h with Fractions, γ with numpy")
+def _(k, beta, keep, F1, light_max):
+    ratio = Fraction(k) / (Fraction(beta) * (1 - Fraction(keep)))
     h = -(-ratio.numerator // ratio.denominator)
-    return int(h), float(np.sqrt(F1 * delta / (2 * light_max * k * k)))
+    return int(h), float(np.sqrt(F1 * beta / (2 * light_max * k * k)))
 
 
 @mistake("6.6", "h not rounded up (a fraction of a bucket)", "whole number")
-def _(k, d, b, F1, l):
-    return k / (d * b) + 0.5, math.sqrt(F1 * d / (2 * l * k**2))
+def _(k, beta, keep, F1, l):
+    return k / (beta * (1 - keep)) + 0.5, math.sqrt(F1 * beta / (2 * l * k**2))
 
 
 @mistake("6.6", "h rounded down", "too few buckets")
-def _(k, d, b, F1, l):
-    return math.floor(k / (d * b) - 1e-9), math.sqrt(F1 * d / (2 * l * k**2))
+def _(k, beta, keep, F1, l):
+    return math.floor(k / (beta * (1 - keep)) - 1e-9), math.sqrt(F1 * beta / (2 * l * k**2))
+
+
+@mistake("6.6", "keep read as the fraction lost", "too few buckets")
+def _(k, beta, keep, F1, l):
+    return math.ceil(k / (beta * keep)), math.sqrt(F1 * beta / (2 * l * k**2))
 
 
 @mistake("6.6", "h larger than needed", "not the smallest")
-def _(k, d, b, F1, l):
-    return 2 * math.ceil(k / (d * b)), math.sqrt(F1 * d / (2 * l * k**2))
+def _(k, beta, keep, F1, l):
+    return 2 * math.ceil(k / (beta * (1 - keep))), math.sqrt(F1 * beta / (2 * l * k**2))
 
 
-@mistake("6.6", "the 2 of Lemma 6.7 forgotten (c too large)", "no longer applies")
-def _(k, d, b, F1, l):
-    return math.ceil(k / (d * b)), math.sqrt(F1 * d / (l * k**2))
+@mistake("6.6", "the 2 of Lemma 6.7 forgotten (γ too large)", "no longer applies")
+def _(k, beta, keep, F1, l):
+    return math.ceil(k / (beta * (1 - keep))), math.sqrt(F1 * beta / (l * k**2))
 
 
-@mistake("6.6", "a safe but smaller c", "not the largest")
-def _(k, d, b, F1, l):
-    return math.ceil(k / (d * b)), math.sqrt(F1 * d / (2 * l * k**2)) / 2
+@mistake("6.6", "a safe but smaller γ", "not the largest")
+def _(k, beta, keep, F1, l):
+    return math.ceil(k / (beta * (1 - keep))), math.sqrt(F1 * beta / (2 * l * k**2)) / 2
 
 
-@mistake("6.6", "c = 1", "must exceed 1")
-def _(k, d, b, F1, l):
-    return math.ceil(k / (d * b)), 1.0
+@mistake("6.6", "γ = 1", "must exceed 1")
+def _(k, beta, keep, F1, l):
+    return math.ceil(k / (beta * (1 - keep))), 1.0
 
 
 @correct("6.5", "a set comprehension")

@@ -513,8 +513,8 @@ def exercise_1_7(could_produce):
                     f"the release {release!r} (ε = {epsilon:g}) came from input {x:g}, yet you say "
                     f"{x:g} cannot produce it: the true input is always possible, so your attack "
                     "would accuse the wrong input. Your arithmetic differs from numpy's somewhere "
-                    "(the uniform k/2^53, the log, the order of the operations), or your search "
-                    "misses some k.")
+                    "(the uniform j/2^53, the log, the order of the operations), or your search "
+                    "misses some j.")
             total += 1
             identified += sum(said.values()) == 1
             accepted += sum(said.values())
@@ -527,13 +527,13 @@ def exercise_1_7(could_produce):
     if wrongly_accepted:
         release, c = wrongly_accepted[0]
         raise ExerciseFailed(f"for the release {release!r} you say input {c:g} could produce it, "
-                             "but no uniform k/2^53 gives exactly that float from it: your test "
+                             "but no uniform j/2^53 gives exactly that float from it: your test "
                              "accepts floats that are only close, so the attack identifies fewer "
                              "inputs than it could.")
     if wrongly_refused:
         release, c = wrongly_refused[0]
         raise ExerciseFailed(f"for the release {release!r} you rule out input {c:g}, but some "
-                             f"uniform k/2^53 gives exactly that float from {c:g} as well: your "
-                             "search misses part of the range of k (1 to 2^53 − 1).")
+                             f"uniform j/2^53 gives exactly that float from {c:g} as well: your "
+                             "search misses part of the range of j (1 to 2^53 − 1).")
     return (f"you identified the input behind {identified} of {total} releases from the floats "
             "alone: numpy's Laplace sampler is not ε-DP in floating point.")

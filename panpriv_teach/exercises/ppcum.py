@@ -94,9 +94,9 @@ def exercise_5_2(view_after):
             N, N_I = _random_noise(T, rng)
             answer = call(view_after, x[:t], N, dict(N_I), T)
             if not isinstance(answer, tuple) or len(answer) != 3:
-                raise ExerciseFailed("view_after should return a tuple (releases, X, kept), got "
+                raise ExerciseFailed("view_after should return a tuple (releases, S, kept), got "
                                      f"{type(answer).__name__}.")
-            releases, X, kept = answer
+            releases, S, kept = answer
             right = ppcum_view(x[:t], T, N, N_I)
             try:
                 releases = np.asarray(releases, dtype=float).ravel()
@@ -105,18 +105,18 @@ def exercise_5_2(view_after):
             if releases.shape != (t,):
                 raise ExerciseFailed(f"with {t} elements there should be {t} releases, got "
                                      f"{releases.size}.")
-            X = as_real(X, "X")
-            if abs(X - sum(x[:t])) < 1e-9 and abs(N) > 1e-6:
-                raise ExerciseFailed("your X is the exact count x_1 + ... + x_t: an intruder who "
+            S = as_real(S, "S")
+            if abs(S - sum(x[:t])) < 1e-9 and abs(N) > 1e-6:
+                raise ExerciseFailed("your S is the exact count x_1 + ... + x_t: an intruder who "
                                      "reads the memory learns the count (no pan-privacy); "
-                                     "PPCum's X hides it behind the noise N.")
-            if abs(X - right["memory"]["X"]) > 1e-9:
-                raise ExerciseFailed(f"on x = {x[:t]} your X is wrong: after step t it is "
+                                     "PPCum's S hides it behind the noise N.")
+            if abs(S - right["memory"]["X"]) > 1e-9:      # the library keeps the notes' name X
+                raise ExerciseFailed(f"on x = {x[:t]} your S is wrong: after step t it is "
                                      "N + x_1 + ... + x_t.")
             if not np.allclose(releases, right["releases"], atol=1e-9):
                 missing_N = np.allclose(releases + N, right["releases"], atol=1e-9)
                 if missing_N:
-                    raise ExerciseFailed("your releases lack N: each release is built from X, "
+                    raise ExerciseFailed("your releases lack N: each release is built from S, "
                                          "which includes N.")
                 i = int(np.argmax(~np.isclose(releases, right["releases"], atol=1e-9)))
                 raise ExerciseFailed(f"on x = {x[:t]} your release at step {i + 1} is wrong: "
@@ -138,7 +138,7 @@ def exercise_5_2(view_after):
                 if abs(as_real(kept[I], f"kept[{I}]") - N_I[I]) > 1e-12:
                     raise ExerciseFailed(f"kept[{I}] is not the noise N_I you were given: the "
                                          "memory holds the noise itself, unchanged.")
-    return "releases, X and the kept noise match PPCum's memory exactly."
+    return "releases, S and the kept noise match PPCum's memory exactly."
 
 
 # ---------------------------------------------------------------- 5.3 the coupling
@@ -156,7 +156,7 @@ def exercise_5_3(coupling):
             v_N = as_real(shift["N"], 'shift["N"]')
             if v_N == 1.0:
                 raise ExerciseFailed("your shift of N goes the wrong way: it adds to x'_j's +1 "
-                                     "instead of cancelling it, so X differs between the two "
+                                     "instead of cancelling it, so S differs between the two "
                                      "streams.")
             nodes = {I: as_real(v, f"shift[{I}]") for I, v in shift.items() if I != "N"}
             unknown = [I for I in nodes if I not in set(tree_nodes(T))]
@@ -178,7 +178,7 @@ def exercise_5_3(coupling):
             N2 = N + v_N
             N_I2 = {I: N_I[I] + nodes.get(I, 0.0) for I in N_I}
             # the views after j and after T decide all t >= j: the releases up to T include
-            # every earlier one, X moves alike on both streams after j, and the noise kept
+            # every earlier one, S moves alike on both streams after j, and the noise kept
             # after any t >= j is part of what is kept after j
             for t in sorted({j, T}):
                 a, b = ppcum_view(x, T, N, N_I, t), ppcum_view(x2, T, N2, N_I2, t)
@@ -186,7 +186,7 @@ def exercise_5_3(coupling):
                         and abs(a["memory"]["X"] - b["memory"]["X"]) < 1e-9
                         and a["memory"]["N_I"] == b["memory"]["N_I"]):
                     raise ExerciseFailed(f"for T = {T}, j = {j}: with your shift the views after "
-                                         f"step {t} differ (releases, X or the kept noise), so "
+                                         f"step {t} differ (releases, S or the kept noise), so "
                                          "the coupling does not prove privacy.")
             cost = abs(v_N) + sum(abs(v) for v in nodes.values())
             if cost > tree_levels(T) + 1 + 1e-9:

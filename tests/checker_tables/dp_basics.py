@@ -484,12 +484,12 @@ def _(c, s, d, e, rng):
 
 
 # ---------------------------------------------------------------- 1.7
-def unsafe_output(candidate, scale, k):   # numpy's release from the uniform k / 2^53
-    u = k / 2**53
+def unsafe_output(candidate, scale, j):   # numpy's release from the uniform j / 2^53
+    u = j / 2**53
     return candidate + (scale * math.log(u + u) if u < 0.5 else -scale * math.log(2.0 - u - u))
 
 
-@correct("1.7", "bisection over k")
+@correct("1.7", "bisection over j")
 def could_produce(release, candidate, sensitivity, epsilon):
     scale, low, high = sensitivity / epsilon, 1, 2**53 - 1
     while low < high:
@@ -504,12 +504,12 @@ def could_produce(release, candidate, sensitivity, epsilon):
 @correct("1.7", "bisect.bisect_left over range(1, 2**53) with a key")
 def _(release, candidate, sensitivity, epsilon):
     scale = sensitivity / epsilon
-    ks = range(1, 2**53)
-    i = bisect.bisect_left(ks, release, key=lambda k: unsafe_output(candidate, scale, k))
-    return i < len(ks) and unsafe_output(candidate, scale, ks[i]) == release
+    js = range(1, 2**53)
+    i = bisect.bisect_left(js, release, key=lambda j: unsafe_output(candidate, scale, j))
+    return i < len(js) and unsafe_output(candidate, scale, js[i]) == release
 
 
-@correct("1.7", "the largest k below, then its neighbour (upper midpoints)")
+@correct("1.7", "the largest j below, then its neighbour (upper midpoints)")
 def _(release, candidate, sensitivity, epsilon):
     scale, low, high = sensitivity / epsilon, 0, 2**53 - 1   # output(low) < release invariant
     while high - low > 1:
@@ -531,7 +531,7 @@ def _(r, c, d, e):
     return abs(r - c) <= abs(r - (1 - c))
 
 
-@mistake("1.7", "accepting some floats that are only close", "no uniform k/2^53")
+@mistake("1.7", "accepting some floats that are only close", "no uniform j/2^53")
 def _(r, c, d, e):
     return could_produce(r, c, d, e) or (c == 1.0 and r > 3)
 
@@ -540,8 +540,8 @@ def _(r, c, d, e):
 def _(r, c, d, e):
     scale, low, high = d / e, 1, 2**53 - 1
 
-    def out(k):
-        u = np.float64(k) / 2**53
+    def out(j):
+        u = np.float64(j) / 2**53
         return c + (scale * np.log(u + u) if u < 0.5 else -scale * np.log1p(-(u + u) + 1.0))
     while low < high:
         middle = (low + high) // 2
@@ -549,7 +549,7 @@ def _(r, c, d, e):
     return bool(out(low) == r)
 
 
-@mistake("1.7", "k searched over the lower half of its range only", "came from input")
+@mistake("1.7", "j searched over the lower half of its range only", "came from input")
 def _(r, c, d, e):
     scale, low, high = d / e, 1, 2**52 - 1
     while low < high:

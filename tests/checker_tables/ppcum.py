@@ -70,27 +70,27 @@ def _(t, T):
 # ---------------------------------------------------------------- 5.2
 @correct("5.2", "a loop, the containing nodes found by scanning N_I")
 def view_after(x, N, N_I, T):
-    X, releases = N, []
+    S, releases = N, []
     for i, bit in enumerate(x, start=1):
-        X += bit
-        releases.append(X + sum(v for (s, e), v in N_I.items() if s <= i <= e))
+        S += bit
+        releases.append(S + sum(v for (s, e), v in N_I.items() if s <= i <= e))
     t = len(x)
-    return releases, X, {(s, e): v for (s, e), v in N_I.items() if e > t}
+    return releases, S, {(s, e): v for (s, e), v in N_I.items() if e > t}
 
 
 @correct("5.2", "the containing node of each level by arithmetic")
 def _(x, N, N_I, T):
-    releases, X = [], N
+    releases, S = [], N
     for i, bit in enumerate(x, start=1):
-        X = X + bit
+        S = S + bit
         noise, size = 0.0, 1
         while size < T:
             start = (i - 1) // size * size + 1
             noise += N_I[(start, start + size - 1)]
             size *= 2
-        releases.append(X + noise)
+        releases.append(S + noise)
     kept = {node: value for node, value in N_I.items() if node[1] > len(x)}
-    return releases, X, kept
+    return releases, S, kept
 
 
 @correct("5.2", "numpy: cumulative counts plus node sums, a numpy array of releases")
@@ -102,7 +102,7 @@ def _(x, N, N_I, T):
     return counts + node_sums, float(counts[-1]), kept
 
 
-@mistake("5.2", "X without N (the exact count in memory)", "exact count")
+@mistake("5.2", "S without N (the exact count in memory)", "exact count")
 def _(x, N, N_I, T):
     releases, _, kept = view_after(x, N, N_I, T)
     return releases, sum(x), kept
@@ -110,35 +110,35 @@ def _(x, N, N_I, T):
 
 @mistake("5.2", "releases without N", "lack n")
 def _(x, N, N_I, T):
-    releases, X, kept = view_after(x, N, N_I, T)
-    return [r - N for r in releases], X, kept
+    releases, S, kept = view_after(x, N, N_I, T)
+    return [r - N for r in releases], S, kept
 
 
 @mistake("5.2", "the noise of [1, i]'s decomposition in release i (Cum's rule)", "release at step")
 def _(x, N, N_I, T):
-    X, releases = N, []
+    S, releases = N, []
     for i, bit in enumerate(x, start=1):
-        X += bit
-        releases.append(X + sum(N_I[I] for I in dyadic_intervals(i, T) if I in N_I))
-    return releases, X, {I: v for I, v in N_I.items() if I[1] > len(x)}
+        S += bit
+        releases.append(S + sum(N_I[I] for I in dyadic_intervals(i, T) if I in N_I))
+    return releases, S, {I: v for I, v in N_I.items() if I[1] > len(x)}
 
 
 @mistake("5.2", "nodes ending at t kept (e ≥ t)", "still holds")
 def _(x, N, N_I, T):
-    releases, X, _ = view_after(x, N, N_I, T)
-    return releases, X, {I: v for I, v in N_I.items() if I[1] >= len(x)}
+    releases, S, _ = view_after(x, N, N_I, T)
+    return releases, S, {I: v for I, v in N_I.items() if I[1] >= len(x)}
 
 
 @mistake("5.2", "only the nodes after t kept (s > t)", "lacks")
 def _(x, N, N_I, T):
-    releases, X, _ = view_after(x, N, N_I, T)
-    return releases, X, {I: v for I, v in N_I.items() if I[0] > len(x)}
+    releases, S, _ = view_after(x, N, N_I, T)
+    return releases, S, {I: v for I, v in N_I.items() if I[0] > len(x)}
 
 
 @mistake("5.2", "the kept noise replaced by zeros", "not the noise")
 def _(x, N, N_I, T):
-    releases, X, kept = view_after(x, N, N_I, T)
-    return releases, X, {I: 0.0 for I in kept}
+    releases, S, kept = view_after(x, N, N_I, T)
+    return releases, S, {I: 0.0 for I in kept}
 
 
 @mistake("5.2", "a list instead of a tuple", "tuple")

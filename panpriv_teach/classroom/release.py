@@ -186,8 +186,11 @@ lab: setup  ## make your my_work/ copies, then open the course in JupyterLab
 workspace: setup  ## copy exercises/ to my_work/ (never overwrites a file there)
 \t$(BIN)/python -m panpriv_teach workspace
 
+# The scoreboard ends with its own verdict line; an exercise not yet passed is progress, not an
+# error, so `make check` exits 0 once it has checked (a pass/fail status for scripts:
+# .venv/bin/python -m panpriv_teach check, 0 only if all pass).
 check: setup  ## your progress over my_work/, or: make check NB=my_work/01_dp_basics.ipynb
-\t$(BIN)/python -m panpriv_teach check $(NB)
+\t@$(BIN)/python -m panpriv_teach check $(NB); status=$$?; [ $$status -eq 1 ] || exit $$status
 
 site: setup  ## the course as an offline site in build/site/ (open build/site/index.html)
 \t@$(BIN)/python course/build.py site --no-solutions

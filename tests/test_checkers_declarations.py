@@ -2,7 +2,6 @@
 functions that already solve the exercise (`solved_by`) exist, and the checker's parameter
 is the name the notebook's answer has (the grader looks the answer up by that name)."""
 import importlib
-import itertools
 import re
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 from checker_testing import fails_with
 
+from panpriv_teach.exercises import _answers
 from panpriv_teach.exercises.harness import exercises_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +74,8 @@ def test_every_checker_is_checked_in_its_notebook_under_its_parameter_name(noteb
 
 
 # Answers that are exact functions of a few numbers: each checker adds a case drawn at check
-# time, so a table of the answers to its fixed (seeded, readable) cases cannot pass.
+# time from its process's random seed, so a table of the answers to its fixed (seeded,
+# readable) cases, or to the cases another process asked, cannot pass.
 def _correct_answers():
     from checker_tables.continual_counting import cum_noise_scale, cum_variance
     from checker_tables.density import bit_privacy_loss, roth_m, where_claim_fails
@@ -95,14 +96,14 @@ def _correct_answers():
 
 
 @pytest.mark.parametrize("index", range(12))
-def test_a_table_of_the_checkers_cases_cannot_pass(index, capsys, monkeypatch):
+def test_a_table_of_one_processs_cases_fails_in_another_process(index, capsys, monkeypatch):
+    """Each checker's extra case comes from its process's random seed (`_answers.fresh_rng`):
+    the same case at every check in one process (checking an answer twice gives the same
+    verdict), a new one in another process. A table of every case one process asked, the
+    extra one included (what a student could collect in a kernel), fails in another (the
+    grader's), with the diagnosis that names a lookup."""
     checker, correct = _correct_answers()[index]
-    # The checkers draw their extra case unseeded; seeded here (seeds 0, 1, 2, ... in the order
-    # they ask), so two runs never draw the same case by chance (once 1 in 48 for 5.4).
-    seeds = itertools.count()
-    for name in MODULES.values():
-        monkeypatch.setattr(f"panpriv_teach.exercises.{name}.fresh_rng",
-                            lambda: np.random.default_rng(next(seeds)))
+    monkeypatch.setattr(_answers, "_PROCESS_SEED", 1)
     seen = {}
 
     def recording(*args):
@@ -111,11 +112,53 @@ def test_a_table_of_the_checkers_cases_cannot_pass(index, capsys, monkeypatch):
 
     checker(recording, strict=True)                    # a correct answer passes ...
     assert f"✓ Exercise {checker.exercise} passed" in capsys.readouterr().out
-    fixed = dict(seen)
+    first = dict(seen)
     seen.clear()
-    checker(recording, strict=True)                    # ... and the extra case is new each time
-    assert set(seen) - set(fixed)
+    checker(recording, strict=True)                    # ... meeting the same cases again
+    assert set(seen) == set(first)
 
-    def table(*args):                                  # right on every case the checker fixes
-        return fixed.get(args, 0.0)
+    def table(*args):                                  # right on every case it has seen
+        return first.get(args, 0.0)
+    checker(table, strict=True)
+    monkeypatch.setattr(_answers, "_PROCESS_SEED", 2)  # another process
     fails_with(checker, table, "look up answers for particular inputs")
+    checker(correct, strict=True)
+
+
+@pytest.mark.parametrize("checker, correct, slip", [
+    ("density.exercise_3_1", "density.bit_privacy_loss", lambda e: 1e-3),
+    ("lower_bounds.exercise_7_5", "lower_bounds.packing_bound", lambda e: 0.25),
+])
+def test_an_ordinary_bug_on_the_extra_case_keeps_its_own_diagnosis(checker, correct, slip):
+    """An answer right on the fixed cases and wrong on the extra one by an ordinary slip (a
+    value no table of the fixed cases gives) is told what is wrong, not that it looked up
+    answers."""
+    import importlib
+    module, name = checker.split(".")
+    checker = getattr(importlib.import_module(f"panpriv_teach.exercises.{module}"), name)
+    table, name = correct.split(".")
+    correct = getattr(importlib.import_module(f"checker_tables.{table}"), name)
+    fixed = []
+
+    def recording(*args):
+        fixed.append(args)
+        return correct(*args)
+
+    checker(recording, strict=True)
+    extra = fixed[-1]
+
+    def slipping(*args):
+        return correct(*args) + (slip(args) if args == extra else 0)
+
+    failure = fails_with(checker, slipping)
+    assert "look up" not in failure.diagnosis
+
+
+def test_the_extra_case_is_fixed_within_a_process_and_by_a_random_seed_in_tests(monkeypatch):
+    draw = lambda: _answers.fresh_rng("1.2").integers(10**9)   # noqa: E731
+    assert draw() == draw()
+    monkeypatch.setattr(_answers, "_PROCESS_SEED", _answers._PROCESS_SEED + 1)
+    other = draw()
+    with _answers.reseeded(3):
+        assert draw() == draw() != other
+    assert _answers.fresh_rng("1.2").integers(10**9) != _answers.fresh_rng("2.4").integers(10**9)

@@ -346,10 +346,72 @@ def test_expect_reproducible_accepts_answers_that_depend_on_rng_alone(answer):
 
 
 def test_expect_reproducible_gives_each_call_its_own_copies_of_the_arrays():
-    def overwrite(x, rng):
-        x[:] = x + rng.random(len(x))
-        return x
-    expect_reproducible(overwrite, np.zeros(3), convert=lambda a: as_array(a, "x"))
+    seen = []
+
+    def look(x, rng):
+        seen.append(x)
+        return x + rng.random(len(x))
+    given = np.zeros(3)
+    expect_reproducible(look, given, convert=lambda a: as_array(a, "x"))
+    assert len(seen) == 2 and seen[0] is not seen[1]
+    assert not any(x is given for x in seen)
+
+
+# ---------------------------------------------------------------- arguments left unchanged
+@pytest.mark.parametrize("change, name", [
+    (lambda values, scores, table: values.sort(), "values"),
+    (lambda values, scores, table: scores.pop(), "scores"),
+    (lambda values, scores, table: table.__setitem__("b", 0), "table"),
+    (lambda values, scores, table: table["a"].fill(0), "table"),   # an array inside a dict
+])
+def test_a_changed_argument_is_named_and_the_callers_data_is_untouched(change, name):
+    values, scores, table = np.array([3.0, 1.0, 2.0]), [1, 2, 3], {"a": np.ones(2)}
+
+    def answer(values, scores, table):
+        change(values, scores, table)
+        return 0
+
+    with pytest.raises(ExerciseFailed, match=f"changed its argument `{name}` in place"):
+        call(answer, values, scores, table)
+    assert values.tolist() == [3.0, 1.0, 2.0] and scores == [1, 2, 3]
+    assert table.keys() == {"a"} and table["a"].tolist() == [1.0, 1.0]
+
+
+def test_a_changed_keyword_argument_and_a_repeated_call_are_named():
+    with pytest.raises(ExerciseFailed, match="changed its argument `x` in place"):
+        call(lambda x: x.append(1), x=[0])
+    with pytest.raises(ExerciseFailed, match="changed its argument `x` in place"):
+        call(lambda x: x.__setitem__(0, 5), [1, 2], repeat=3)
+
+
+def test_an_argument_the_task_lets_change_is_passed_itself():
+    """6.3's counters c may be updated in place: `may_change` hands the answer the caller's
+    own array (the grader's worker gets the same instruction through `repeated`)."""
+    c = np.zeros(3)
+
+    def update(c, i):
+        c[i] = 7.0
+
+    assert call(update, c, 1, may_change=(0,)) is None
+    assert c.tolist() == [0.0, 7.0, 0.0]
+    with pytest.raises(ExerciseFailed, match="changed its argument `c`"):
+        call(update, c, 2)
+
+
+def test_repeated_as_the_worker_runs_it_checks_the_arguments_too():
+    """The grader's worker runs the answer with `repeated(fn, args, kwargs, repeat)`: the
+    check, and the instruction of `may_change` (a reserved keyword), travel with it."""
+    c = np.zeros(2)
+    harness.repeated(lambda c: c.fill(1), (c,), {harness._MAY_CHANGE: (0,)}, None)
+    assert c.tolist() == [1.0, 1.0]
+    with pytest.raises(harness.ArgumentChanged, match="`c`"):
+        harness.repeated(lambda c: c.fill(2), (c,), {}, None)
+    assert c.tolist() == [1.0, 1.0]
+
+
+def test_nan_and_objects_that_cannot_be_compared_are_not_changes():
+    answer = lambda x, f: 0   # noqa: E731
+    assert call(answer, [float("nan"), np.array([np.nan])], print) == 0
 
 
 @pytest.mark.parametrize("answer, words", [

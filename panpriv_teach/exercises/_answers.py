@@ -1,10 +1,14 @@
 """Answer checks shared by the checker modules, on top of the harness: a number where a
-number is asked, a numpy array where the task says "numpy array", inputs left unchanged;
-and the checkers' random generators (`seeded`, `fresh_rng`), which the tests can re-seed
-(`reseeded`) to measure how often a correct answer fails."""
+number is asked, a numpy array where the task says "numpy array", a fresh case an answer
+cannot have looked up (`fresh_answer`); and the checkers' random generators (`seeded`,
+`fresh_rng`), which the tests can re-seed (`reseeded`) to measure how often a correct answer
+fails. (Inputs left unchanged: every `harness.call` checks that.)"""
 from __future__ import annotations
 
 import contextlib
+import numbers
+import secrets
+import zlib
 
 import numpy as np
 
@@ -31,11 +35,21 @@ def seeded(seed: int) -> np.random.Generator:
     return np.random.default_rng([_RESEED[-1], seed] if _RESEED else seed)
 
 
-def fresh_rng() -> np.random.Generator:
-    """Unseeded: the parameters of one extra case drawn at check time. A correct answer is
-    exact on any case, so this costs it nothing; an answer that looks up the checker's
-    fixed (seeded, readable) cases cannot know this one. Seeded under `reseeded`."""
-    return np.random.default_rng([_RESEED[-1], 2**32 - 1] if _RESEED else None)
+# The random seed of this process's fresh cases, drawn once: see `fresh_rng`.
+_PROCESS_SEED = secrets.randbits(64)
+
+
+def fresh_rng(label: str) -> np.random.Generator:
+    """The generator of exercise `label`'s extra case, drawn at check time. An answer that
+    looks up the checker's fixed (seeded, readable) cases cannot know it, and a correct
+    answer is exact on any case, so it costs that nothing. It is the same within one Python
+    process (every check in a kernel, or in one grading run, meets the same case: checking
+    an answer twice gives the same verdict) and new in every other process, from a random
+    seed the process draws once (so a table made in a student's kernel misses the case of
+    the grader's process). Seeded by the test's random seed under `reseeded`."""
+    key = zlib.crc32(label.encode())
+    return np.random.default_rng([_RESEED[-1], 2**32 - 1, key] if _RESEED
+                                 else [_PROCESS_SEED, key])
 
 
 @contextlib.contextmanager
@@ -49,24 +63,51 @@ def reseeded(k: int):
         _RESEED.pop()
 
 
-def expect_unchanged(fn, args: tuple, names: tuple, what: str, **kwargs):
-    """Call `fn(*args, **kwargs)` once and return its result; fail if it changed one of its
-    array arguments in place (`names` name them, `what` is the call in the diagnosis)."""
-    before = [a.copy() if isinstance(a, np.ndarray) else None for a in args]
-    result = harness.call(fn, *args, **kwargs)
-    for name, old, new in zip(names, before, args):
-        if old is not None and not (old.shape == new.shape and np.array_equal(old, new)):
-            raise ExerciseFailed(f"{what} changed its argument `{name}` in place: the caller's "
-                                 f"`{name}` is no longer what it was, though the task "
-                                 "promises it is left unchanged.")
-    return result
-
-
 def looked_up(where: str) -> ExerciseFailed:
-    """The diagnosis of an answer right on the fixed cases and wrong on the fresh one."""
+    """The diagnosis of an answer right on the fixed cases that fails the fresh one as a
+    table of answers would."""
     return ExerciseFailed(f"{where} is not right, although your function gets the checker's other "
                           "cases right: does it compute the answer from its arguments, or look "
                           "up answers for particular inputs? It must work for any valid input.")
+
+
+def _blank(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, numbers.Number):
+        return value == 0
+    try:
+        return len(value) == 0
+    except Exception:  # no length: not an empty container
+        return False
+
+
+def _equal(a, b) -> bool:
+    try:
+        same = a == b
+        return bool(same) if isinstance(same, (bool, np.bool_)) else bool(np.all(same))
+    except Exception:  # values that cannot be compared
+        return False
+
+
+def fresh_answer(fn, args: tuple, fixed: list, where: str, judge) -> None:
+    """Check the answer on the fresh case `args`, after it passed the fixed cases, on which
+    it returned `fixed`: `judge(value)` raises the checker's ordinary diagnosis of a wrong
+    value. A failure that a table of the fixed cases' answers explains (a lookup error such
+    as KeyError; nothing, zero, or one of the values returned on the fixed cases) gets
+    `looked_up(where)` instead; any other failure keeps its own diagnosis, so an ordinary
+    bug that only this case shows is named as such."""
+    outcome = harness.attempt(fn, *args)
+    if outcome.kind == "raised" and outcome.error in ("KeyError", "IndexError", "LookupError",
+                                                      "StopIteration"):
+        raise looked_up(where)
+    value = harness.value_of(outcome, where)
+    try:
+        judge(value)
+    except ExerciseFailed:
+        if _blank(value) or any(_equal(value, old) for old in fixed):
+            raise looked_up(where) from None
+        raise
 
 
 _REAL_TYPES = (int, float, np.floating, np.integer)

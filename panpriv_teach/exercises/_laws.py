@@ -8,12 +8,16 @@ approximation), so that a correct answer fails with probability below `ALPHA`:
 - a scale: the mean of n Exp(s) variables is s·Gamma(n, 1/n), exactly.
 
 A KS distance alone needs tens of thousands of draws to tell Laplace from Gaussian noise
-(their distance is 0.04 to 0.06); the band counts of `laplace_misfit` (how often |noise|
-falls below 0.3·s, above 3·s, ...) tell them apart with a few thousand.
+(their distance is 0.04 to 0.06); the band counts of `laplace_fits` (how often |noise|
+falls below 0.001·s, below 0.3·s, above 3·s, ...) tell them apart with a few thousand, and
+catch noise left out on a few per cent of the calls; a value drawn three times or more
+(noise clipped at ±4s lands there again and again) rejects at once, and so does a wrong
+scale, when it is known, by the exact law of the mean |noise|.
 
 `laplace_misfit` also says HOW a sample misses the Laplace law (no noise, noise on some
-calls only, few values, one-sided, off-centre, wrong scale, Gaussian, another shape), so a
-checker can name the mistake.
+calls only, clipped, few values, one-sided, off-centre, wrong scale, Gaussian, another
+shape), so a checker can name the mistake. `pairs_agree` tests the independence of draws
+that should be independent, beyond neighbouring ones.
 """
 from __future__ import annotations
 
@@ -28,8 +32,14 @@ from scipy import stats
 ALPHA = 1e-7
 
 # Bands of the standardised noise z = noise / s for the Laplace test: the centre and the
-# tails are where Gaussian, uniform and two-point counterfeits differ from Lap(1).
-_BANDS = np.array([-np.inf, -3.0, -1.0, -0.3, 0.0, 0.3, 1.0, 3.0, np.inf])
+# tails are where Gaussian, uniform and two-point counterfeits differ from Lap(1); the
+# narrow bands |z| < 0.001 (probability 0.1 %) catch releases left (nearly) exact.
+_NARROW = 0.001
+_BANDS = np.array([-np.inf, -3.0, -1.0, -0.3, -_NARROW, 0.0, _NARROW, 0.3, 1.0, 3.0, np.inf])
+# A value drawn 3 times or more: for float64 draws of a continuous law, at most 10^5 of them,
+# the chance is below 1e-12 (a triple needs two coincidences of probability ~1e-13 each),
+# while clipped noise, or noise left out, repeats one value again and again.
+_REPEATS = 3
 
 
 def dkw_radius(n: int, alpha: float) -> float:
@@ -91,6 +101,15 @@ def scale_interval(n: int, alpha: float) -> tuple[float, float]:
     return float(law.ppf(alpha / 2)), float(law.isf(alpha / 2))
 
 
+def same_scale(x, y, alpha: float) -> bool:
+    """Whether two samples of centred Laplace noise are consistent with one scale: then
+    2n·mean|x|/s is χ²(2n), so mean|x|/mean|y| has the F(2n, 2m) law, exactly."""
+    n, m = len(x), len(y)
+    law = stats.f(2 * n, 2 * m)
+    ratio = float(np.mean(np.abs(x))) / float(np.mean(np.abs(y)))
+    return law.ppf(alpha / 2) <= ratio <= law.isf(alpha / 2)
+
+
 def laplace_cdf(x, scale: float = 1.0):
     z = np.asarray(x, dtype=float) / scale
     half_tail = 0.5 * np.exp(-np.abs(z))
@@ -113,23 +132,83 @@ def _band_probabilities(ratio_low: float, ratio_high: float):
     return probs.min(axis=0), probs.max(axis=0)
 
 
+def most_repeated(x) -> tuple[float, int]:
+    """(the value of `x` drawn most often, how often)."""
+    values, counts = np.unique(np.asarray(x, dtype=float).ravel(), return_counts=True)
+    i = int(np.argmax(counts))
+    return float(values[i]), int(counts[i])
+
+
+def scale_fits(z, alpha: float) -> bool:
+    """Whether mean(|z|) is consistent with z ~ Lap(1) (exact: a Gamma law)."""
+    low, high = scale_interval(len(z), alpha)
+    return low <= float(np.mean(np.abs(z))) <= high
+
+
 def laplace_fits(z, alpha: float, ratio=(1.0, 1.0)) -> bool:
-    """Whether the standardised noise z is consistent with Lap(1): a KS test (alpha/2) and
-    exact binomial tests of the eight bands (alpha/2 between them). `ratio`: the range of
-    ŝ/s when z was standardised by an estimated scale ŝ (then z ~ Lap(s/ŝ))."""
+    """Whether the standardised noise z is consistent with Lap(1): no value drawn
+    `_REPEATS` times; exact binomial tests of the ten bands, a KS test and, when the scale
+    is known, the exact test of mean |z| (alpha shared between them). `ratio`: the range
+    of ŝ/s when z was standardised by an estimated scale ŝ (then z ~ Lap(s/ŝ))."""
     z = np.asarray(z, dtype=float)
     n = len(z)
-    if np.count_nonzero(z == 0) >= 2:   # exactly 0 has probability < 1e-14 per Laplace draw
+    if most_repeated(z)[1] >= _REPEATS:
+        return False
+    known = tuple(ratio) == (1.0, 1.0)
+    share = alpha / (3 if known else 2)
+    if known and not scale_fits(z, share):
         return False
     low, high = _band_probabilities(*ratio)
     counts = np.histogram(z, _BANDS)[0]
-    if not all(count_fits(int(k), n, p0, p1, alpha=alpha / 2 / len(counts))
+    if not all(count_fits(int(k), n, p0, p1, alpha=share / len(counts))
                for k, p0, p1 in zip(counts, low, high)):
         return False
     # the cdf of Lap(s/ŝ) is within `slack` of Lap(1)'s for every ŝ/s in the range
     slack = max(float(np.max(np.abs(laplace_cdf(_GRID * r) - laplace_cdf(_GRID))))
                 for r in ratio)
-    return ks_distance(z, laplace_cdf) <= dkw_radius(n, alpha / 2) + slack
+    return ks_distance(z, laplace_cdf) <= dkw_radius(n, share) + slack
+
+
+def column_dependence(x, alpha: float) -> tuple[int, int] | None:
+    """For noise that should be independent and symmetric in every column of `x` (runs ×
+    columns, the runs independent): the first pair of columns whose signs agree in a number
+    of runs a Binomial(runs, 1/2) makes unlikely, or None. Pairs tested: every pair of
+    neighbours, every pair half the width apart, and 20 pairs drawn at random (a fixed
+    draw), so noise reused at any distance is caught; alpha is shared between them."""
+    x = np.asarray(x, dtype=float)
+    runs, k = x.shape
+    pairs = [(j, j + 1) for j in range(k - 1)] + [(j, j + k // 2) for j in range(k - k // 2)
+                                                   if k // 2 > 1]
+    if k > 2:
+        drawn = np.random.default_rng(k).integers(0, k, (20, 2))
+        pairs += [(int(a), int(b)) for a, b in drawn if a != b]
+    pairs = list(dict.fromkeys(pairs))
+    signs = np.sign(x)
+    for i, j in pairs:
+        if not count_fits(int(np.sum(signs[:, i] == signs[:, j])), runs, 0.5,
+                          alpha=alpha / len(pairs)):
+            return i, j
+    return None
+
+
+def sequence_dependence(x, alpha: float, p: float = 0.5, agree=None) -> int | None:
+    """For a sequence of draws that should be independent: the first lag (1, n/10 or n/2)
+    at which they are not, or None. At each lag the pairs (i, i + lag) are disjoint (each
+    draw in one pair at most), so the number of pairs that agree is exactly Binomial(pairs,
+    p): by default they agree when they have the same sign (p = 1/2 for a symmetric
+    continuous law); `agree(a, b)` and its probability `p` otherwise (equality of discrete
+    draws: p = Σ pmf²). alpha is shared between the lags."""
+    x = np.asarray(x)
+    n = len(x)
+    agree = agree or (lambda a, b: np.sign(a) == np.sign(b))
+    lags = sorted({lag for lag in (1, n // 10, n // 2) if 1 <= lag < n})
+    for lag in lags:
+        i = np.arange(n - lag)
+        i = i[(i // lag) % 2 == 0]
+        if not count_fits(int(np.sum(agree(x[i], x[i + lag]))), len(i), p,
+                          alpha=alpha / len(lags)):
+            return lag
+    return None
 
 
 _GRID = np.linspace(-12, 12, 2401)
@@ -138,10 +217,12 @@ _GRID = np.linspace(-12, 12, 2401)
 class Misfit(NamedTuple):
     """How a sample of noise misses Lap(s). kind: "none" (no noise at all), "constant"
     (the same non-zero value every time), "whole numbers" (rounded or discrete noise),
-    "partly exact" (exactly 0 on some calls),
-    "few values", "one-sided", "off-centre", "scale", "gaussian" or "shape". `share`: the
-    fraction exactly 0; `ratio`: mean|noise|/s; `shift`: median(noise)/s; `values`: how
-    many distinct values; `tail`: the fraction with |noise| > 3s (Laplace: e^−3 = 5.0 %)."""
+    "partly exact" (exactly or nearly 0 on some calls), "clipped" (the largest or smallest
+    value drawn again and again), "rounded" (another value drawn again and again), "few values", "one-sided", "off-centre", "scale", "gaussian" or
+    "shape". `share`: the fraction within 0.001·s of 0 (or at the clipped value);
+    `ratio`: mean|noise|/s; `shift`: median(noise)/s; `values`: how many distinct values;
+    `tail`: the fraction with |noise| > 3s (Laplace: e^−3 = 5.0 %); `atom`: the value
+    drawn most often, over s."""
 
     kind: str
     share: float
@@ -149,6 +230,7 @@ class Misfit(NamedTuple):
     shift: float
     values: int
     tail: float
+    atom: float = 0.0
 
 
 def laplace_misfit(noise, scale: float, alpha: float) -> Misfit | None:
@@ -159,21 +241,27 @@ def laplace_misfit(noise, scale: float, alpha: float) -> Misfit | None:
     if len(z) and laplace_fits(z, alpha):
         return None
     n = len(z)
-    share = float(np.mean(z == 0))
     ratio = float(np.mean(np.abs(z)))
-    shift = float(np.median(z))
+    near = int(np.sum(np.abs(z) < _NARROW))
+    atom, times = most_repeated(z)
     values = len(np.unique(z[:5_000]))
-    tail = float(np.mean(np.abs(z) > 3))
 
-    def misfit(kind):
-        return Misfit(kind, share, ratio, shift, values, tail)
+    def misfit(kind, share=near / n):
+        return Misfit(kind, share, ratio, float(np.median(z)), values,
+                      float(np.mean(np.abs(z) > 3)), atom)
 
     if values == 1:
         return misfit("none" if z[0] == 0 else "constant")
     if values > 20 and np.all(noise == np.round(noise)):
         return misfit("whole numbers")
-    if np.count_nonzero(z == 0) >= 2:
+    # more draws near 0 than even a Laplace law of half the sample's own scale gives
+    if (times >= _REPEATS and atom == 0) or not count_fits(
+            near, n, 0.0, 1 - math.exp(-2 * _NARROW / max(ratio, 1e-300)), alpha=alpha):
         return misfit("partly exact")
+    if times >= _REPEATS and values > 20:   # at the edge of the sample: a bound; else a grid
+        edge = any(math.isclose(atom, end, rel_tol=1e-9, abs_tol=1e-12)
+                   for end in (float(np.min(z)), float(np.max(z))))
+        return misfit("clipped" if edge else "rounded", times / n)
     if values <= 20:
         return misfit("few values")
     positive = int(np.sum(z > 0))
@@ -182,11 +270,15 @@ def laplace_misfit(noise, scale: float, alpha: float) -> Misfit | None:
     if not count_fits(positive, n, 0.5, alpha=alpha):
         return misfit("off-centre")
     # Scale-free shape: median|z|/mean|z| is ln 2 = 0.69 for Laplace, 0.85 for Gaussian
-    # noise, 1 for uniform noise; P(|z| > 2 mean|z|) is 0.135, 0.11 and 0 for them.
+    # noise, 1 for uniform noise; P(|z| > 2 mean|z|) is 0.135, 0.11 and 0 for them; the
+    # kurtosis is 6 for Laplace, 3 for Gaussian and 4.2 for logistic noise. The ratio's
+    # standard deviation for n Laplace draws is about 0.72/√n: 0.05 or 4.5 of them.
     shape = float(np.median(np.abs(z))) / ratio
     beyond = float(np.mean(np.abs(z) > 2 * ratio))
-    if abs(shape - math.log(2)) > 0.05:
-        return misfit("gaussian" if 0.78 < shape < 0.92 and 0.07 < beyond < 0.15 else "shape")
+    if abs(shape - math.log(2)) > max(0.05, 3.2 / math.sqrt(n)):
+        gaussian = (0.78 < shape < 0.92 and 0.07 < beyond < 0.15
+                    and abs(stats.kurtosis(z, fisher=False) - 3) < 0.6)
+        return misfit("gaussian" if gaussian else "shape")
     low, high = scale_interval(n, alpha)
     if not low <= ratio <= high:
         return misfit("scale")
@@ -208,9 +300,19 @@ def describe_misfit(misfit: Misfit, what: str, scale_name: str) -> str:
                 "law): that is not the Laplace law the task asks for, and a discrete law needs "
                 "its own calibration to be ε-DP.")
     if kind == "partly exact":
-        return (f"on {misfit.share:.1%} of the calls your release is {what} exactly: noise "
-                "was added only sometimes, and each exact release gives the private value "
-                "away (no privacy).")
+        return (f"on {misfit.share:.1%} of the calls your release is {what} exactly, or "
+                "within 0.001 scales of it: noise was added only sometimes (or with a tiny "
+                "scale), and each such release gives the private value away (no privacy).")
+    if kind == "clipped":
+        return (f"your noise takes the same value, {misfit.atom:+.3g} times {scale_name}, on "
+                f"{misfit.share:.1%} of the calls: it is clipped (cut off at a bound). Clipped "
+                "noise is not ε-DP: a release at the bound is far likelier from one input than "
+                "from its neighbour.")
+    if kind == "rounded":
+        return ("your noise repeats the same values again and again (one of them on "
+                f"{misfit.share:.1%} of the calls): it is rounded to a grid, or computed in "
+                "low precision (float32?), so it is not the continuous Laplace law the task "
+                "asks for, and a grid needs its own calibration to be ε-DP.")
     if kind == "few values":
         return (f"your noise takes only {misfit.values} different values (a coin-flip "
                 "offset, not Laplace noise): the release lands on a handful of points around "
@@ -231,6 +333,8 @@ def describe_misfit(misfit: Misfit, what: str, scale_name: str) -> str:
         return ("your noise is Gaussian, not Laplace: its tails are too light (|noise| > 3 "
                 f"scales in {misfit.tail:.1%} of the calls, Laplace: 5.0 %), and Gaussian "
                 "noise gives (ε, δ)-DP at best, not the ε-DP the task asks for.")
-    return (f"your noise does not follow the Laplace law Lap({scale_name}): |noise| exceeds 3 "
-            f"scales in {misfit.tail:.1%} of the calls (Laplace: 5.0 %), and its mean |noise| "
-            f"is {misfit.ratio:.2f} scales (Laplace: 1). ε-DP as proved needs Laplace noise.")
+    tails = ("lighter" if misfit.tail < 0.05 else "heavier")
+    return (f"your noise does not follow the Laplace law Lap({scale_name}): its tails are "
+            f"{tails} (|noise| exceeds 3 scales in {misfit.tail:.1%} of the calls, Laplace: "
+            f"5.0 %), and its mean |noise| is {misfit.ratio:.2f} scales (Laplace: 1). ε-DP as "
+            "proved needs Laplace noise.")

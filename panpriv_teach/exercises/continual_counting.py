@@ -16,8 +16,8 @@ import numpy as np
 from panpriv_teach.counters import (CascadingBuffersCounter, decomposition_sizes,
                                     dyadic_intervals as _dyadic_intervals, tree_levels)
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, expect_unchanged,
-                                              fresh_rng, looked_up, seeded)
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, fresh_answer,
+                                              fresh_rng, seeded)
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
 from panpriv_teach.streams import sparse_bit_stream
 
@@ -49,21 +49,34 @@ def exercise_4_1(simple_counter):
     T, b = len(stream), 1 / epsilon
     where = f"(case: a stream of {T} steps with {stream.sum()} ones, ε = {epsilon:g})"
     expect_reproducible(simple_counter, stream, epsilon, convert=lambda a: _releases(a, T))
-    expect_unchanged(simple_counter, (stream.copy(), epsilon), ("stream", "epsilon"),
-                     f"simple_counter(stream, {epsilon:g}, rng)", rng=np.random.default_rng(0))
     rng = seeded(401)
     releases = np.array([_releases(a, T) for a in
                          call(simple_counter, stream, epsilon, rng=rng, repeat=_RUNS)])
     steps = np.diff(releases, axis=1, prepend=0.0) - stream   # the noise added at each step
-    alpha = _laws.ALPHA / 2
+    alpha = _laws.ALPHA / 4   # the law of all steps, their independence, two groups of steps
     misfit = _laws.laplace_misfit(steps, b, alpha)
-    same_sign = int(np.sum(np.sign(steps[:, 1:]) == np.sign(steps[:, :-1])))
-    if misfit is None and _laws.count_fits(same_sign, steps[:, 1:].size, 0.5, alpha=alpha):
+    pair = _laws.column_dependence(steps, alpha)
+    groups = [steps[:, stream == bit].ravel() / b for bit in (0, 1)]   # x_t = 0, x_t = 1
+    if misfit is None and pair is None and all(_laws.scale_fits(g, alpha / 2) for g in groups):
         return "x_t + Lap(1/ε) per step, summed: unbiased, variance 2t/ε² at step t."
-    if misfit is None:
-        raise ExerciseFailed("each step adds Laplace noise, but the noises of consecutive steps "
-                             "are not independent: the differences of your releases then reveal "
-                             f"more than each x_t's own noise allows (privacy lost). {where}")
+    change = stream - np.concatenate([[0], stream[:-1]])   # x_t − x_(t−1)
+    late = steps + change      # the noise, if release t counted x_1 .. x_(t−1) only
+    if (np.median(steps[:, change == 1]) < -0.5 < 0.5 < np.median(steps[:, change == -1])
+            and _laws.laplace_misfit(late, b, alpha) is None):
+        raise ExerciseFailed("your release at step t counts x_1, ..., x_(t−1): the count is one "
+                             "step late, so every release misses the latest event (accuracy "
+                             f"lost). {where}")
+    if misfit is None and pair is not None:
+        raise ExerciseFailed(f"each step adds Laplace noise, but the noises of steps {pair[0] + 1} "
+                             f"and {pair[1] + 1} are not independent (the same draw used twice?): "
+                             "the differences of your releases then reveal more than each "
+                             f"x_t's own noise allows (privacy lost). {where}")
+    zeros, ones = (float(np.mean(np.abs(g))) for g in groups)
+    if misfit is None or (misfit.kind == "scale" and abs(zeros - ones) > 0.1 * max(zeros, ones)):
+        raise ExerciseFailed(f"your noise scale depends on the data: {zeros:.2f} times 1/ε at the "
+                             f"steps where x_t = 0, {ones:.2f} times where x_t = 1. The scale may "
+                             "depend on ε only: one that follows the events reveals them "
+                             f"(privacy lost). {where}")
     exact = np.abs(steps) < 1e-9 * (1 + np.abs(releases))   # zero up to rounding
     if np.all(exact[:, 1:]) and not np.all(exact[:, 0]):
         raise ExerciseFailed("the noise is drawn once for the whole stream: then "
@@ -124,39 +137,42 @@ def _is_node(s, e):
     return size >= 1 and size & (size - 1) == 0 and (s - 1) % size == 0
 
 
+def _judge_intervals(pairs, t, T):
+    """Raise the diagnosis of dyadic_intervals(t, T) = pairs."""
+    L = tree_levels(T)
+    covered = sorted(i for s, e in pairs for i in range(s, e + 1))
+    if covered != list(range(1, t + 1)):
+        raise ExerciseFailed(f"for t = {t}, T = {T} your intervals {pairs} do not cover "
+                             f"1..{t} exactly once.")
+    odd = [(s, e) for s, e in pairs if not _is_node(s, e)]
+    if odd:
+        raise ExerciseFailed(f"for t = {t}, T = {T}, {odd[0]} is not a node of the tree: "
+                             "a node has a power-of-two size 2^j and starts just after a "
+                             "multiple of 2^j.")
+    if t == T == 2**L and pairs == [(1, T)]:
+        raise ExerciseFailed(f"at t = T = {T} you used the root [1, {T}]. Cum never noises "
+                             "the root: with it every x_i would be in L + 1 noisy nodes, "
+                             "one more than the noise pays for (privacy lost).")
+    if len(pairs) != len(_dyadic_intervals(t, T)):
+        raise ExerciseFailed(f"for t = {t}, T = {T} you used {len(pairs)} nodes where the "
+                             "decomposition that takes the largest node that fits first "
+                             "needs fewer: each extra node adds its noise to the release "
+                             "(accuracy lost).")
+
+
 @exercise("4.2", "The dyadic decomposition of [1, t]",
           solved_by=("panpriv_teach.counters.dyadic_intervals",))
 def exercise_4_2(dyadic_intervals):
+    fixed = []
     for T in _SIZES:
-        L = tree_levels(T)
         for t in range(1, T + 1):
-            pairs = _as_intervals(call(dyadic_intervals, t, T), t, T)
-            covered = sorted(i for s, e in pairs for i in range(s, e + 1))
-            if covered != list(range(1, t + 1)):
-                raise ExerciseFailed(f"for t = {t}, T = {T} your intervals {pairs} do not cover "
-                                     f"1..{t} exactly once.")
-            odd = [(s, e) for s, e in pairs if not _is_node(s, e)]
-            if odd:
-                raise ExerciseFailed(f"for t = {t}, T = {T}, {odd[0]} is not a node of the tree: "
-                                     "a node has a power-of-two size 2^j and starts just after a "
-                                     "multiple of 2^j.")
-            if t == T == 2**L and pairs == [(1, T)]:
-                raise ExerciseFailed(f"at t = T = {T} you used the root [1, {T}]. Cum never noises "
-                                     "the root: with it every x_i would be in L + 1 noisy nodes, "
-                                     "one more than the noise pays for (privacy lost).")
-            if len(pairs) != len(_dyadic_intervals(t, T)):
-                raise ExerciseFailed(f"for t = {t}, T = {T} you used {len(pairs)} nodes where the "
-                                     "decomposition that takes the largest node that fits first "
-                                     "needs fewer: each extra node adds its noise to the release "
-                                     "(accuracy lost).")
-    T = int(fresh_rng().integers(65, 5_000))
-    t = int(fresh_rng().integers(1, T + 1))
-    try:
-        pairs = _as_intervals(call(dyadic_intervals, t, T), t, T)
-    except ExerciseFailed:
-        pairs = None
-    if pairs is None or sorted(pairs) != sorted(_dyadic_intervals(t, T)):
-        raise looked_up(f"dyadic_intervals({t}, {T})")
+            fixed.append(call(dyadic_intervals, t, T))
+            _judge_intervals(_as_intervals(fixed[-1], t, T), t, T)
+    fresh = fresh_rng("4.2")
+    T = int(fresh.integers(65, 5_000))
+    t = int(fresh.integers(1, T + 1))
+    fresh_answer(dyadic_intervals, (t, T), fixed, f"dyadic_intervals({t}, {T})",
+                 lambda pairs: _judge_intervals(_as_intervals(pairs, t, T), t, T))
     return "one node per 1-bit of t, never the root: at most L nodes."
 
 
@@ -213,10 +229,14 @@ def exercise_4_3(cum_noise_scale):
               lambda case: f"cum_noise_scale({case[0]}, {case[1]:g})",
               "count how many noisy nodes contain x_i (the sensitivity of the node vector) and "
               "divide by ε.")
-    T, e = int(fresh_rng().integers(2, 1_030)), float(fresh_rng().uniform(0.1, 3.0))
-    if _first_mismatch([(T, e)], [as_real(call(cum_noise_scale, T, e), f"cum_noise_scale({T}, {e!r})")],
-                       lambda T, e: tree_levels(T) / e) is not None:
-        raise looked_up(f"cum_noise_scale({T}, {e!r})")
+    fresh = fresh_rng("4.3")
+    T, e = int(fresh.integers(2, 1_030)), float(fresh.uniform(0.1, 3.0))
+    where = f"cum_noise_scale({T}, {e!r})"
+    fresh_answer(cum_noise_scale, (T, e), answers, where, lambda got: _diagnose(
+        [(T, e)], [as_real(got, where)], lambda T, e: tree_levels(T) / e, wrong, hints,
+        lambda case: f"cum_noise_scale({case[0]}, {case[1]!r})",
+        "count how many noisy nodes contain x_i (the sensitivity of the node vector) and "
+        "divide by ε."))
     return "s = L/ε with L = ceil(log2 T) noisy nodes per x_i."
 
 
@@ -255,22 +275,26 @@ def exercise_4_4(cum_variance):
         a, b, c, d = choice
         return lambda t, T, e: outputs[d](per_node[b](scales[a](T, e)) * counts[c](t, T))
 
-    if _first_mismatch(cases, answers, formula(choices[0])) is None:
-        fresh = fresh_rng()
-        T = int(fresh.integers(2, 5_000))
-        case = (int(fresh.integers(1, T + 1)), T, float(fresh.uniform(0.1, 3.0)))
-        if _first_mismatch([case], [as_real(call(cum_variance, *case), f"cum_variance{case}")],
-                           formula(choices[0])) is not None:
-            raise looked_up(f"cum_variance{case}")
-        return "Var = 2 (L/ε)² × (number of nodes of [1, t]), including t = T."
-    for choice in choices[1:]:
-        if _first_mismatch(cases, answers, formula(choice)) is None:
-            raise ExerciseFailed("not right yet: " + "; ".join(
-                hints[part] for part in choice if part in hints) + ".")
-    first = _first_mismatch(cases, answers, formula(choices[0]))
-    raise ExerciseFailed(f"cum_variance({first[0]}, {first[1]}, {first[2]:g}) = "
-                         f"{answers[cases.index(first)]:g} is not right: which nodes make up "
-                         "[1, t], and what is the variance of each node's noise?")
+    def judge(cases, answers):
+        first = _first_mismatch(cases, answers, formula(choices[0]))
+        if first is None:
+            return
+        for choice in choices[1:]:
+            if _first_mismatch(cases, answers, formula(choice)) is None:
+                raise ExerciseFailed("not right yet: " + "; ".join(
+                    hints[part] for part in choice if part in hints) + ".")
+        raise ExerciseFailed(f"cum_variance({first[0]}, {first[1]}, {first[2]:g}) = "
+                             f"{answers[cases.index(first)]:g} is not right: which nodes make "
+                             "up [1, t], and what is the variance of each node's noise?")
+
+    judge(cases, answers)
+    fresh = fresh_rng("4.4")
+    T = int(fresh.integers(2, 5_000))
+    case = (int(fresh.integers(1, T + 1)), T, float(fresh.uniform(0.1, 3.0)))
+    where = f"cum_variance{case}"
+    fresh_answer(cum_variance, case, answers, where,
+                 lambda got: judge([case], [as_real(got, where)]))
+    return "Var = 2 (L/ε)² × (number of nodes of [1, t]), including t = T."
 
 
 # ---------------------------------------------------------------- 4.5 tuning ell
@@ -334,8 +358,8 @@ def exercise_4_6(rr_estimates):
         x = (rng.random(T) < 0.3).astype(int)
         reports = (rng.random(T) < (1 + bias * x) / 2).astype(int)
         where = f"rr_estimates(<{T} reports>, {bias})"
-        got = as_numpy_array(expect_unchanged(rr_estimates, (reports, bias), ("reports", "bias"),
-                                              where), f"the result of {where}", shape=(T,))
+        got = as_numpy_array(call(rr_estimates, reports, bias), f"the result of {where}",
+                             shape=(T,))
         t = np.arange(1, T + 1)
         right = 2 * (np.cumsum(reports) - t / 2) / bias
         if np.allclose(got, right):

@@ -8,30 +8,34 @@ exercise (its tests share it). Deterministic answers are compared exactly.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, as_reals, fresh_rng,
-                                              looked_up, seeded)
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, as_reals,
+                                              fresh_answer, fresh_rng, seeded)
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
 
 
 # ---------------------------------------------------------------- 1.1 differencing attack
 class _LargeQueriesOnly:
     """A counting oracle that, like a naive 'large query sets only' policy, refuses
-    queries selecting fewer than half of the rows; it records the queries asked."""
+    queries selecting fewer than half of the rows; it counts the queries asked. The bits
+    are held in a closure, not in an attribute: the answer learns them by asking."""
 
     def __init__(self, bits):
-        self.bits = bits
-        self.queries = 0
+        self.n, self.queries = len(bits), 0
+        bits = np.array(bits)
+
+        def count(mask):
+            return int(bits[mask].sum())
+
+        self._count = count
 
     def __repr__(self):
         return "count"
 
     def __call__(self, mask):
-        n = len(self.bits)
+        n = self.n
         mask = np.asarray(mask)
         if mask.shape != (n,) or mask.dtype.kind not in "bui":
             raise ValueError(f"count(mask) takes a boolean mask with one entry per row (length "
@@ -41,7 +45,7 @@ class _LargeQueriesOnly:
         if mask.sum() < n / 2:
             raise PermissionError(f"query refused: it selects {mask.sum()} of the {n} rows, and "
                                   "this database answers only queries about at least half of them")
-        return int(self.bits[mask].sum())
+        return self._count(mask)
 
 
 def _bit(value, where):
@@ -50,39 +54,77 @@ def _bit(value, where):
     return as_real(value, where)
 
 
-@exercise("1.1", "The differencing attack",
-          solved_by=("panpriv_teach.attacks.differencing_attack",))
-def exercise_1_1(reveal):
-    rng = seeded(101)
+def _databases(rng):
+    """(n, bits, target) for 1.1: databases of random sizes with targets inside; then the
+    first and the last row as targets; then a database of the same size and target as the
+    one before, whose target bit differs (an answer that remembers an earlier result gets
+    one of the two wrong)."""
     cases = []
     for trial in range(20):
         n = int(rng.integers(10, 200))
+        cases.append((n, rng.integers(0, 2, n), int(rng.integers(1, n - 1))))
+    for target in (0, -1):   # with bit 1: a mask that keeps the target then shows
+        n = int(rng.integers(10, 200))
         bits = rng.integers(0, 2, n)
-        target = int(rng.integers(1, n - 1))
+        bits[target] = 1
+        cases.append((n, bits, target % n))
+    n, bits, target = cases[-1]
+    cases.append((n, np.where(np.arange(n) == target, 1 - bits, bits), target))
+    return cases
+
+
+def _reveal_all(reveal, cases, asking=True):
+    """(n, bits, target, guess) for each case; `asking`: fail an answer that asks nothing."""
+    out = []
+    for n, bits, target in cases:
         count = _LargeQueriesOnly(bits)
         guess = _bit(call(reveal, count, n, target), f"reveal(count, {n}, {target})")
-        if count.queries == 0:
+        if asking and count.queries == 0:
             raise ExerciseFailed("your function never asked the database anything: its answer is "
                                  "a guess, not an attack. The attack learns the bit from the "
                                  "database's answers.")
-        cases.append((n, bits, target, guess))
+        out.append((n, bits, target, guess))
+    return out
+
+
+@exercise("1.1", "The differencing attack",
+          solved_by=("panpriv_teach.attacks.differencing_attack",))
+def exercise_1_1(reveal):
+    databases = _databases(seeded(101))
+    cases = _reveal_all(reveal, databases[:20])
     wrong = [(n, bits, t, g) for n, bits, t, g in cases if g != bits[t]]
-    if not wrong:
-        return "two large queries give away one person's bit — no small query was needed."
-    n, bits, target, guess = wrong[0]
-    if all(g == -bits[t] for _, bits, t, g in cases):
-        raise ExerciseFailed("you get minus the target's bit: your two counts are subtracted the "
-                             "other way round.")
-    if abs(guess) > 1:
-        raise ExerciseFailed(f"reveal(count, {n}, {target}) returned {guess:g}, a count of many rows, "
-                             "not one person's bit: a single large count hides the individual.")
-    for step, side in ((1, "after"), (-1, "before")):
-        if all(g == bits[t + step] for _, bits, t, g in cases):
-            raise ExerciseFailed(f"you found the bit of the row {side} the target: rows are "
-                                 "numbered from 0, and `target` is the position of the row in "
-                                 "the mask.")
-    raise ExerciseFailed(f"on a database of {n} rows, row {target}'s bit is not {guess:g}: the two "
-                         "counts you compare must differ by exactly that one row.")
+    if wrong:
+        n, bits, target, guess = wrong[0]
+        if all(g == -bits[t] for _, bits, t, g in cases):
+            raise ExerciseFailed("you get minus the target's bit: your two counts are subtracted "
+                                 "the other way round.")
+        if abs(guess) > 1:
+            raise ExerciseFailed(f"reveal(count, {n}, {target}) returned {guess:g}, a count of "
+                                 "many rows, not one person's bit: a single large count hides "
+                                 "the individual.")
+        for step, side in ((1, "after"), (-1, "before")):
+            if all(g == bits[t + step] for _, bits, t, g in cases):
+                raise ExerciseFailed(f"you found the bit of the row {side} the target: rows are "
+                                     "numbered from 0, and `target` is the position of the row "
+                                     "in the mask.")
+        raise ExerciseFailed(f"on a database of {n} rows, row {target}'s bit is not {guess:g}: "
+                             "the two counts you compare must differ by exactly that one row.")
+    first, last, again = _reveal_all(reveal, databases[20:], asking=False)
+    if first[3] == first[1][first[2]] and last[3] == last[1][last[2]] and (
+            again[3] != again[1][again[2]]):
+        raise ExerciseFailed(f"two databases of {again[0]} rows whose row {again[2]} differs got "
+                             "the same answer from you: does your function keep answers from an "
+                             "earlier call (a cache)? The bit must come from THIS database's "
+                             "answers.")
+    for (n, bits, target, guess), words in ((first, "the first row (target = 0): is target 0 "
+                                             "taken for 'no target' (`if target:` is False for "
+                                             "0)?"),
+                                            (last, "the last row (target = n − 1): does your "
+                                             "mask have one entry for every one of the n rows?")):
+        if guess != bits[target]:
+            raise ExerciseFailed(f"reveal(count, {n}, {target}) is wrong: your attack fails on "
+                                 + words)
+    return "two large queries give away one person's bit — no small query was needed."
 
 
 # ---------------------------------------------------------------- 1.2 sensitivities
@@ -130,36 +172,41 @@ def _sensitivity_hint(key, got, max_age, k):
     return "adding or removing one row changes a count by at most one"
 
 
+def _judge_sensitivities(answer, max_age, k, where):
+    """Raise the diagnosis of `answer`, the dict returned by sensitivities(max_age, k)."""
+    if not isinstance(answer, dict):
+        raise ExerciseFailed(f"{where} should return a dict, got {type(answer).__name__}.")
+    right = {query: _sensitivity(query, max_age, k) for query in _QUERIES}
+    missing = sorted(set(right) - set(answer))
+    if missing:
+        raise ExerciseFailed(f"the dict of {where} lacks the keys {missing}.")
+    got = {key: as_real(answer[key], f"{where}['{key}']") for key in right}
+    wrong = [key for key in right if got[key] != right[key]]
+    if wrong:
+        raise ExerciseFailed(f"{where} is not right yet. " + " ".join(
+            f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}." for key in wrong)
+            + " A wrong sensitivity calibrates the noise wrongly: too small loses privacy, "
+              "too large loses accuracy.")
+
+
 @exercise("1.2", "Sensitivities")
 def exercise_1_2(sensitivities):
+    fixed = []
     for max_age, k in ((100, 2), (120, 5), (65, 3)):
         where = f"sensitivities({max_age}, {k})"
-        answer = call(sensitivities, max_age, k)
-        if not isinstance(answer, dict):
-            raise ExerciseFailed(f"{where} should return a dict, got {type(answer).__name__}.")
-        right = {query: _sensitivity(query, max_age, k) for query in _QUERIES}
-        missing = sorted(set(right) - set(answer))
-        if missing:
-            raise ExerciseFailed(f"the dict of {where} lacks the keys {missing}.")
-        got = {key: as_real(answer[key], f"{where}['{key}']") for key in right}
-        wrong = [key for key in right if got[key] != right[key]]
-        if wrong:
-            raise ExerciseFailed(f"{where} is not right yet. " + " ".join(
-                f"'{key}': {_sensitivity_hint(key, got[key], max_age, k)}." for key in wrong)
-                + " A wrong sensitivity calibrates the noise wrongly: too small loses privacy, "
-                  "too large loses accuracy.")
-    max_age, k = (int(v) for v in fresh_rng().integers((200, 2), (1000, 50)))   # not a fixed case
-    answer = call(sensitivities, max_age, k)
-    if not isinstance(answer, dict) or any(
-            not isinstance(answer.get(query), numbers.Real) or answer[query] != _sensitivity(query, max_age, k)
-            for query in _QUERIES):
-        raise looked_up(f"sensitivities({max_age}, {k})")
+        fixed.append(call(sensitivities, max_age, k))
+        _judge_sensitivities(fixed[-1], max_age, k, where)
+    max_age, k = (int(v) for v in fresh_rng("1.2").integers((200, 2), (1000, 50)))
+    where = f"sensitivities({max_age}, {k})"
+    fresh_answer(sensitivities, (max_age, k), fixed, where,
+                 lambda got: _judge_sensitivities(got, max_age, k, where))
     return "all five sensitivities are right, for every range of ages and number of bits."
 
 
 # ---------------------------------------------------------------- 1.3 Laplace mechanism
-_LAPLACE_CASES = ((100.0, 2.0, 0.5), (-3.5, 1.0, 2.0), (0.0, 3.0, 1.0))   # (true, Δ, ε)
-_DRAWS = 3_000   # per case: mean|noise| within ±11 % w.p. 1 - 1e-9, bands to ±3 %
+# (true, Δ, ε): a large true answer too, where a scale that follows the data shows
+_LAPLACE_CASES = ((100.0, 2.0, 0.5), (-3.5, 1.0, 2.0), (0.0, 3.0, 1.0), (52_000.0, 1.0, 1.0))
+_DRAWS = 3_000   # per case: bands to ±3 %; pooled, mean|noise| within ±5.5 % w.p. 1 - 5e-8
 
 _WRONG_SCALES = (  # (the scale a slip gives, as a function of (Δ, ε), what the slip is)
     (lambda d, e: 1 / e, "your noise ignores the sensitivity Δ: for Δ > 1 it is too little "
@@ -192,6 +239,18 @@ def _scale_slip(ratios, cases, slips) -> str | None:
     return None
 
 
+def _data_dependent(ratios, values, name) -> str | None:
+    """The diagnosis of a noise scale that changes with the data (the measured scale
+    `ratios` of the asked one at the `values` of the cases), if it does."""
+    low, high = int(np.argmin(ratios)), int(np.argmax(ratios))
+    if ratios[high] < 1.25 * ratios[low]:
+        return None
+    return (f"your noise scale depends on the data: {ratios[low]:.2f} times {name} when "
+            f"{values[low]}, {ratios[high]:.2f} times when {values[high]}. The scale may "
+            "depend on the sensitivity and ε only: one that follows the data reveals it "
+            "(privacy lost).")
+
+
 @exercise("1.3", "The Laplace mechanism",
           solved_by=("panpriv_teach.mechanisms.laplace_mechanism",
                      "panpriv_teach.mechanisms.laplace_mechanism_unsafe"))
@@ -199,22 +258,34 @@ def exercise_1_3(laplace_mechanism):
     expect_reproducible(laplace_mechanism, 100.0, 1.0, 0.5,
                         convert=lambda v: as_real(v, "the output"))
     rng = seeded(103)
-    misfits, ratios = [], []
+    alpha = _laws.ALPHA / 2 / len(_LAPLACE_CASES)   # the cases; the pooled test: ALPHA / 2
+    misfits, ratios, standard = [], [], []
     for true, d, e in _LAPLACE_CASES:
         out = as_reals(call(laplace_mechanism, true, d, e, rng=rng, repeat=_DRAWS), "the output")
-        misfit = _laws.laplace_misfit(out - true, d / e, _laws.ALPHA / len(_LAPLACE_CASES))
-        if misfit and true != 0 and _laws.laplace_misfit(out, d / e, _laws.ALPHA) is None:
+        misfit = _laws.laplace_misfit(out - true, d / e, alpha)
+        if misfit and true != 0 and _laws.laplace_misfit(out, d / e, alpha) is None:
             raise ExerciseFailed(f"your outputs are centred on 0, not on the true answer: you "
                                  f"return the noise alone, which says nothing about the data "
                                  f"(accuracy lost). {_case(true, d, e)}")
         misfits.append(misfit)
         ratios.append(float(np.mean(np.abs(out - true))) / (d / e))
-    if not any(misfits):
-        return "releases true answer + Lap(Δ/ε): the law of the Laplace mechanism."
-    if all(m is None or m.kind == "scale" for m in misfits):
+        standard.append((out - true) / (d / e))
+    pooled = None
+    if not any(misfits):   # each case fits; all of them together pin the scale down
+        pooled = _laws.laplace_misfit(np.concatenate(standard), 1.0, _laws.ALPHA / 2)
+        if pooled is None:
+            return "releases true answer + Lap(Δ/ε): the law of the Laplace mechanism."
+    if all(m is None or m.kind == "scale" for m in misfits + [pooled]):
         slip = _scale_slip(ratios, _LAPLACE_CASES, _WRONG_SCALES)
         if slip:
             raise ExerciseFailed(slip + ".")
+        follows = _data_dependent(ratios, [f"the true answer is {t:g}" for t, _, _ in
+                                            _LAPLACE_CASES], "Δ/ε")
+        if follows:
+            raise ExerciseFailed(follows)
+    if pooled:
+        raise ExerciseFailed(_laws.describe_misfit(pooled, "the true answer", "Δ/ε")
+                             + f" (the {len(ratios)} cases together)")
     i = next(i for i, m in enumerate(misfits) if m)
     raise ExerciseFailed(_laws.describe_misfit(misfits[i], "the true answer", "Δ/ε") + " "
                          + _case(*_LAPLACE_CASES[i]))
@@ -223,16 +294,25 @@ def exercise_1_3(laplace_mechanism):
 # ---------------------------------------------------------------- 1.4 histogram
 def _histogram_cases():
     """(values, bin edges, ε): incomes in the bins of Dwork 2011 (the top bins empty, some
-    nearly so), and small numbers in unit bins with empty bins between full ones."""
+    nearly so); small numbers in unit bins with empty bins between full ones; and values on
+    inner edges and outside the range, with six bins full (50 values or more) and one
+    empty. (No value lies on the last edge, which np.histogram counts in the last bin and a
+    half-open bin [a, b) would not: the task leaves that open.)"""
     rng = seeded(104)
     incomes = np.minimum(rng.lognormal(np.log(60_000), 0.5, 300), 599_999)
     income_edges = np.append(np.arange(0, 550_001, 50_000), 600_000.0)
     small = np.concatenate([rng.uniform(0, 1, 9), rng.uniform(2, 3, 3), rng.uniform(4, 5, 1),
                             rng.uniform(7, 8, 20)])
-    return [(incomes, income_edges, 0.5), (small, np.arange(0.0, 11.0), 2.0)]
+    edges = np.arange(0.0, 11.0)
+    edged = np.concatenate([rng.uniform(j, j + 1, int(rng.integers(55, 120))) for j in range(6)]
+                           + [[1.0, 3.0, 5.0, 7.0, 7.5, 8.0, 8.0, 9.5, 9.9],
+                              [-1.5, -0.2, 10.5, 12.0]])   # bin 6 empty; outside the range
+    return [(incomes, income_edges, 0.5), (small, np.arange(0.0, 11.0), 2.0),
+            (rng.permutation(edged), edges, 1.0)]
 
 
 _HISTOGRAM_RUNS = 400
+_FULL = 50   # a bin with this many values is "full": its noise must not be smaller
 
 _WRONG_HISTOGRAM_SCALES = (  # (scale as a function of (bins, ε), the slip)
     (lambda k, e: k / e, "you paid for each bin as a separate counting query (scale "
@@ -249,8 +329,100 @@ _WRONG_HISTOGRAM_SCALES = (  # (scale as a function of (bins, ε), the slip)
 )
 
 
+def _binned(values, edges, side="right", clip=False):
+    """Counts per bin when a value x goes to the bin i with edges[i] <= x < edges[i + 1]
+    (side "right"; "left": edges[i] < x <= edges[i + 1]), and values outside the range to
+    the edge bins if `clip` (else nowhere)."""
+    k = len(edges) - 1
+    index = np.searchsorted(edges, values, side=side) - 1
+    if clip:
+        index = np.clip(index, 0, k - 1)
+    return np.bincount(index[(index >= 0) & (index < k)], minlength=k)
+
+
+_BINNING_SLIPS = (  # (counts a slip gives, of (values, edges); the slip)
+    (lambda v, e: _binned(v, e, clip=True), "values outside the range of the edges are counted "
+     "in the first or last bin (np.digitize and a clip?); np.histogram drops them"),
+    (lambda v, e: _binned(v, e, side="left"), "a value on an edge is counted in the bin to its "
+     "LEFT; np.histogram's bins hold their left edge: [a, b)"),
+    (lambda v, e: np.histogram(np.round(v), e)[0], "the values are rounded before they are "
+     "binned, which moves some into the next bin"),
+)
+
+
 def _histogram_case(truth, epsilon):
     return f"(case: {len(truth)} bins, true counts {truth.tolist()}, ε = {epsilon:g})"
+
+
+def _histogram_releases(private_histogram, values, edges, epsilon, rng):
+    bins = len(edges) - 1
+    return np.array([as_numpy_array(r, "the histogram", shape=(bins,)) for r in
+                     call(private_histogram, values, edges, epsilon, rng=rng,
+                          repeat=_HISTOGRAM_RUNS)])
+
+
+def _histogram_shape(releases, truth, values, edges, epsilon, alpha):
+    """Raise the diagnosis of one case's releases whose noise is missing, clipped, rounded,
+    off-centre or dependent between cells (alpha: this case's share)."""
+    noise = releases - truth
+    bins, scale, where = len(truth), 1 / epsilon, _histogram_case(truth, epsilon)
+    empty = truth == 0                       # every case has empty bins
+    if empty.any() and np.all(noise[:, empty] == 0) and not np.all(noise[:, ~empty] == 0):
+        raise ExerciseFailed("the bins with no values come out exact (no noise there): an "
+                             "observer sees which bins are empty, and adding one value to an "
+                             f"empty bin changes its release from exactly 0 (privacy lost). {where}")
+    exact = [j for j in range(bins) if np.all(noise[:, j] == 0)]
+    if exact and len(exact) < bins:
+        j = exact[0]
+        raise ExerciseFailed(f"bin {j} ([{edges[j]:g}, {edges[j + 1]:g})) is released exactly, "
+                             "with no noise: its count is given away, and adding one value "
+                             f"to it changes the release for certain (privacy lost). {where}")
+    if empty.any() and np.all(releases[:, empty] >= 0) and np.any(noise[:, ~empty] < 0):
+        raise ExerciseFailed("your counts are never negative where the true count is 0: "
+                             "you clipped (or cut) the noisy counts at 0, which biases every "
+                             f"small count upward (accuracy lost; the task asks for unbiased "
+                             f"counts). {where}")
+    if np.all(noise == np.round(noise)) and np.any(noise != 0):
+        raise ExerciseFailed("your noisy counts are whole numbers: rounding is post-processing "
+                             "(still private), but the task asks for the Laplace mechanism's "
+                             f"counts themselves. {where}")
+    per_bin = [_laws.laplace_misfit(noise[:, j], scale, alpha / 3 / bins) for j in range(bins)]
+    shifted = [j for j, m in enumerate(per_bin) if m and m.kind == "off-centre"]
+    if shifted:
+        centre, spread = releases.mean(axis=0), 6 * np.sqrt(2) * scale / np.sqrt(len(noise))
+        for counts, slip in _BINNING_SLIPS:
+            if np.all(np.abs(centre - counts(values, edges)) < spread):
+                raise ExerciseFailed(f"your counts are off in some bins: {slip}. A count off "
+                                     f"by one is an inaccurate histogram. {where}")
+        j = shifted[0]
+        raise ExerciseFailed(f"your counts are off on average in bin {j} ([{edges[j]:g}, "
+                             f"{edges[j + 1]:g})): they average {releases[:, j].mean():.2f} "
+                             f"where {truth[j]} values fall. Count the values of each bin "
+                             f"(not a density or a fraction), then add zero-mean noise. {where}")
+    if np.sum(np.abs(noise.sum(axis=1)) < 1e-9 * scale * bins) >= 3:
+        raise ExerciseFailed("the total of your noisy counts equals the true total in "
+                             f"{np.mean(np.abs(noise.sum(axis=1)) < 1e-9 * scale * bins):.0%} "
+                             "of the calls: the noise is re-centred (its sum taken out), so "
+                             "the number of values is released exactly and the cells' noises "
+                             f"are not independent (privacy lost). {where}")
+    if _laws.column_dependence(noise, alpha / 3) is not None:
+        raise ExerciseFailed("the cells' noises are not independent (two cells' noise has the "
+                             "same sign far more, or less, often than half of the time: the "
+                             "same draw in several cells?): then the differences between "
+                             "cells are exact, and so is the histogram's shape (privacy "
+                             f"lost). {where}")
+    misfit = next((m for m in per_bin if m), None)
+    if misfit and misfit.kind == "scale":   # a wrong scale: judged with every case
+        return misfit
+    if misfit:
+        raise ExerciseFailed(_laws.describe_misfit(misfit, "the true count", "1/ε") + " " + where)
+    differences = (noise[:, 1:] - noise[:, :-1]).ravel()   # of two cells' own draws
+    if not _laws.fits_cdf(differences, lambda x: _laws.difference_cdf(x, scale), alpha / 3):
+        raise ExerciseFailed("each cell's noise is Laplace, but the cells' noises are not "
+                             "independent: their differences do not have the law of the "
+                             "difference of two independent draws, so combining cells "
+                             f"cancels part of the noise (privacy lost). {where}")
+    return None
 
 
 @exercise("1.4", "A private histogram")
@@ -261,117 +433,110 @@ def exercise_1_4(private_histogram):
     expect_reproducible(private_histogram, values, edges, epsilon,
                         convert=lambda r: as_numpy_array(r, "the histogram", shape=(bins,)))
     rng = seeded(1044)
-    alpha = _laws.ALPHA / len(cases) / 3     # three tests per case
-    ratios = []
-    for values, edges, epsilon in cases:
+    standard, ratios, misfits = [], [], []
+    for values, edges, epsilon in cases:   # each case: half of ALPHA, shared
         truth = np.histogram(values, edges)[0]
-        bins, scale = len(truth), 1 / epsilon
-        where = _histogram_case(truth, epsilon)
-        releases = np.array([as_numpy_array(r, "the histogram", shape=(bins,)) for r in
-                             call(private_histogram, values, edges, epsilon, rng=rng,
-                                  repeat=_HISTOGRAM_RUNS)])
-        noise = releases - truth
-        ratios.append(float(np.mean(np.abs(noise))) / scale)
-        empty = truth == 0                       # every case has empty bins
-        if empty.any() and np.all(noise[:, empty] == 0) and not np.all(noise[:, ~empty] == 0):
-            raise ExerciseFailed("the bins with no values come out exact (no noise there): an "
-                                 "observer sees which bins are empty, and adding one value to an "
-                                 f"empty bin changes its release from exactly 0 (privacy lost). {where}")
-        exact = [j for j in range(bins) if np.all(noise[:, j] == 0)]
-        if exact and len(exact) < bins:
-            j = exact[0]
-            raise ExerciseFailed(f"bin {j} ([{edges[j]:g}, {edges[j + 1]:g})) is released exactly, "
-                                 "with no noise: its count is given away, and adding one value "
-                                 f"to it changes the release for certain (privacy lost). {where}")
-        if empty.any() and np.all(releases[:, empty] >= 0) and np.any(noise[:, ~empty] < 0):
-            raise ExerciseFailed("your counts are never negative where the true count is 0: "
-                                 "you clipped (or cut) the noisy counts at 0, which biases every "
-                                 f"small count upward (accuracy lost; the task asks for unbiased "
-                                 f"counts). {where}")
-        if np.all(noise == np.round(noise)) and np.any(noise != 0):
-            raise ExerciseFailed("your noisy counts are whole numbers: rounding is post-processing "
-                                 "(still private), but the task asks for the Laplace mechanism's "
-                                 f"counts themselves. {where}")
-        per_bin = [_laws.laplace_misfit(noise[:, j], scale, alpha / bins / 2) for j in range(bins)]
-        shifted = [j for j, m in enumerate(per_bin) if m and m.kind == "off-centre"]
-        if shifted:
-            j = shifted[0]
-            raise ExerciseFailed(f"your counts are off on average in bin {j} ([{edges[j]:g}, "
-                                 f"{edges[j + 1]:g})): they average {releases[:, j].mean():.2f} "
-                                 f"where {truth[j]} values fall. Count the values of each bin "
-                                 f"(not a density or a fraction), then add zero-mean noise. {where}")
-        same_sign = np.sum(np.sign(noise[:, 1:]) == np.sign(noise[:, :-1]), axis=0)
-        if not all(_laws.count_fits(int(c), len(noise), 0.5, alpha=alpha / bins / 2)
-                   for c in same_sign):   # independent symmetric noises: half of the time
-            raise ExerciseFailed("the cells' noises are not independent (neighbouring cells' "
-                                 "noise has the same sign far more often than half of the time: "
-                                 "the same draw in every cell?): then the differences between "
-                                 f"cells are exact, and so is the histogram's shape (privacy lost). {where}")
-        misfit = _laws.laplace_misfit(noise, scale, alpha)
-        if misfit is None and any(per_bin):
-            misfit = next(m for m in per_bin if m)
-        if misfit:
-            if misfit.kind == "scale":
-                slip = _scale_slip([ratios[-1]], [(0, 1, epsilon)],
-                                   [(lambda d, e, f=f: f(bins, e), w) for f, w in _WRONG_HISTOGRAM_SCALES])
-                if slip:
-                    raise ExerciseFailed(f"{slip}. {where}")
-            raise ExerciseFailed(_laws.describe_misfit(misfit, "the true count", "1/ε")
-                                 + " " + where)
-        differences = (noise[:, 1:] - noise[:, :-1]).ravel()   # of two cells' own draws
-        if not _laws.fits_cdf(differences, lambda x: _laws.difference_cdf(x, scale), alpha):
-            raise ExerciseFailed("each cell's noise is Laplace, but the cells' noises are not "
-                                 "independent: their differences do not have the law of the "
-                                 "difference of two independent draws, so combining cells "
-                                 f"cancels part of the noise (privacy lost). {where}")
-    return "sensitivity 1: independent Lap(1/ε) on every bin, empty ones included."
+        releases = _histogram_releases(private_histogram, values, edges, epsilon, rng)
+        misfits.append(_histogram_shape(releases, truth, values, edges, epsilon,
+                                        _laws.ALPHA / 2 / len(cases)))
+        standard.append(((releases - truth) * epsilon, truth))
+        ratios.append(float(np.mean(np.abs(standard[-1][0]))))
+    # all cases together (the other half of ALPHA): the scale of all the noise, and of the
+    # noise of full bins and of empty bins, each by the exact law of its mean |noise|
+    z = np.concatenate([noise.ravel() for noise, _ in standard])
+    groups = [np.concatenate([noise[:, test(truth)].ravel() for noise, truth in standard])
+              for test in (lambda t: t >= _FULL, lambda t: t == 0)]
+    pooled = _laws.laplace_misfit(z, 1.0, _laws.ALPHA / 4)
+    if not any(misfits) and pooled is None and all(_laws.scale_fits(g, _laws.ALPHA / 8)
+                                                   for g in groups):
+        return "sensitivity 1: independent Lap(1/ε) on every bin, empty ones included."
+    full, empty = (float(np.mean(np.abs(g))) for g in groups)
+    if abs(full - empty) > 0.1 * max(full, empty):
+        raise ExerciseFailed(f"your noise scale depends on the counts: {full:.2f} times 1/ε in "
+                             f"bins with {_FULL} values or more, {empty:.2f} times in empty "
+                             "bins. The scale may depend on the sensitivity and ε only: one "
+                             "that follows the data reveals it (privacy lost).")
+    for scale, words in _WRONG_HISTOGRAM_SCALES:   # a slip that explains every case
+        if all(abs(r / e / scale(len(c) - 1, e) - 1) < 0.1
+               for r, (_, c, e) in zip(ratios, cases)):
+            raise ExerciseFailed(f"{words}. (all {len(cases)} cases)")
+    i = next((i for i, m in enumerate(misfits) if m), None)
+    if i is not None:
+        truth = np.histogram(*cases[i][:2])[0]
+        raise ExerciseFailed(_laws.describe_misfit(misfits[i], "the true count", "1/ε") + " "
+                             + _histogram_case(truth, cases[i][2]))
+    pooled = pooled or _laws.Misfit("scale", 0.0, float(np.mean(np.abs(z))), 0.0, 0, 0.0)
+    raise ExerciseFailed(_laws.describe_misfit(pooled, "the true count", "1/ε")
+                         + f" (the {len(cases)} cases together)")
 
 
 # ---------------------------------------------------------------- 1.5 budget splitting
-_QUERY_TRUTH = np.array([50.0, 120.0, 7.0, 300.0, 12.0])
+# Two sets of true answers with the same sensitivities: how the budget is split may depend
+# on the sensitivities and ε only, so the two must get noise of the same scales.
+_QUERY_TRUTHS = (np.array([50.0, 120.0, 7.0, 300.0, 12.0]),
+                 np.array([3.0, 900.0, 45.0, 12.0, 250.0]))
 _QUERY_SENSITIVITY = np.array([1.0, 2.0, 1.0, 5.0, 0.5])
 _SPLIT_RUNS = 5_000
 
 
-@exercise("1.5", "Splitting a privacy budget")
-def exercise_1_5(answer_queries):
-    truth, sensitivity, epsilon = _QUERY_TRUTH, _QUERY_SENSITIVITY, 1.0
+def _split_noise(answer_queries, truth, sensitivity, epsilon, rng, where):
+    """The noise of _SPLIT_RUNS calls (runs × queries), each query's a Laplace law."""
     k = len(truth)
-    where = (f"(case: true answers {truth.tolist()}, sensitivities {sensitivity.tolist()}, "
-             f"ε = {epsilon:g})")
-    expect_reproducible(answer_queries, truth, sensitivity, epsilon,
-                        convert=lambda a: as_numpy_array(a, "the answers", shape=(k,)))
-    rng = seeded(105)
     answers = np.array([as_numpy_array(a, "the answers", shape=(k,)) for a in
                         call(answer_queries, truth, sensitivity, epsilon, rng=rng,
                              repeat=_SPLIT_RUNS)])
     noise = answers - truth
-    # The budget: mean|noise_i| = s_i·Gamma(n, 1/n) w.p. 1 - alpha/3 for every i at once.
-    alpha = _laws.ALPHA / 3
+    alpha = _laws.ALPHA / 8 / k     # a quarter of each case's half of ALPHA
     for i in range(k):
         if np.all(noise[:, i] == 0):
             raise ExerciseFailed(f"the answer to query {i} (true answer {truth[i]:g}) carries no "
                                  "noise at all: it is released exactly, and gives the data away "
                                  f"(no privacy). {where}")
     scales = np.mean(np.abs(noise), axis=0)
-    low, high = _laws.scale_interval(_SPLIT_RUNS, alpha / k)
+    low, high = _laws.scale_interval(_SPLIT_RUNS, alpha)
     for i in range(k):   # each query's law: Laplace with its own (estimated) scale
-        misfit = _laws.laplace_misfit(noise[:, i], scales[i], alpha / k)
+        misfit = _laws.laplace_misfit(noise[:, i], scales[i], alpha)
         if misfit and misfit.kind != "scale" and not _laws.laplace_fits(
-                noise[:, i] / scales[i], alpha / k, ratio=(low, high)):
+                noise[:, i] / scales[i], alpha, ratio=(low, high)):
             raise ExerciseFailed(f"query {i} (Δ = {sensitivity[i]:g}): "
                                  + _laws.describe_misfit(misfit, "the true answer", "its scale")
                                  + " " + where)
-    agree = np.sign(noise[:, :, None]) == np.sign(noise[:, None, :])
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    for i, j in pairs:   # independent symmetric noises agree in sign half of the time
-        if not _laws.count_fits(int(agree[:, i, j].sum()), _SPLIT_RUNS, 0.5,
-                                alpha=alpha / len(pairs)):
-            raise ExerciseFailed(f"the noises of queries {i} and {j} are not independent (they "
-                                 f"have the same sign in {agree[:, i, j].mean():.0%} of the calls: "
-                                 "one draw shared between queries?). Dependent noise can be "
-                                 f"cancelled by combining the answers (privacy lost). {where}")
+    pair = _laws.column_dependence(noise, _laws.ALPHA / 8)
+    if pair is not None:
+        i, j = pair
+        agree = np.mean(np.sign(noise[:, i]) == np.sign(noise[:, j]))
+        raise ExerciseFailed(f"the noises of queries {i} and {j} are not independent (they "
+                             f"have the same sign in {agree:.0%} of the calls: one draw shared "
+                             "between queries, or noise re-centred?). Dependent noise can be "
+                             f"cancelled by combining the answers (privacy lost). {where}")
+    return noise
+
+
+@exercise("1.5", "Splitting a privacy budget")
+def exercise_1_5(answer_queries):
+    sensitivity, epsilon = _QUERY_SENSITIVITY, 1.0
+    k = len(sensitivity)
+    expect_reproducible(answer_queries, _QUERY_TRUTHS[0], sensitivity, epsilon,
+                        convert=lambda a: as_numpy_array(a, "the answers", shape=(k,)))
+    rng = seeded(105)
+    noises = []
+    for truth in _QUERY_TRUTHS:
+        where = (f"(case: true answers {truth.tolist()}, sensitivities {sensitivity.tolist()}, "
+                 f"ε = {epsilon:g})")
+        noises.append(_split_noise(answer_queries, truth, sensitivity, epsilon, rng, where))
+    for i in range(k):   # the other half of ALPHA: the scales agree, then the budget
+        if not _laws.same_scale(noises[0][:, i], noises[1][:, i], _laws.ALPHA / 4 / k):
+            a, b = (float(np.mean(np.abs(n[:, i]))) for n in noises)
+            raise ExerciseFailed(f"query {i}'s noise scale depends on the data: {a:.3g} when the "
+                                 f"true answers are {_QUERY_TRUTHS[0].tolist()}, {b:.3g} when "
+                                 f"they are {_QUERY_TRUTHS[1].tolist()}. How the budget is split "
+                                 "may depend on the sensitivities and ε only: a split that "
+                                 "follows the data reveals it (privacy lost).")
+    noise = np.concatenate(noises)
+    scales = np.mean(np.abs(noise), axis=0)
+    low, high = _laws.scale_interval(len(noise), _laws.ALPHA / 4 / k)
     spent = float(np.sum(sensitivity / scales))   # query i with Lap(s_i) costs Δ_i / s_i
+    where = f"(sensitivities {sensitivity.tolist()}, ε = {epsilon:g})"
     if spent * low > epsilon:
         raise ExerciseFailed(f"your answers together spend ε ≈ {spent:.2f}, more than the budget "
                              f"{epsilon:g}: by composition the costs Δ_i/s_i of the queries add "
@@ -384,11 +549,16 @@ def exercise_1_5(answer_queries):
 
 # ---------------------------------------------------------------- 1.6 exponential mechanism
 _COLOURS = ["red", "green", "blue", "yellow"]
-_EXP_CASES = (  # (candidates, scores, Δ, ε, draws)
-    (_COLOURS, [0.0, 1.0, 2.0, 3.0], 1.0, 1.0, 1_000),
+# (candidates, scores, Δ, ε, draws): 4,000 draws where report-noisy-max with one-sided
+# noise (another law) is furthest from the exponential mechanism's (0.535 against 0.455
+# for the best candidate: 10 standard deviations); scores in the thousands, near each other
+# and 3,000 apart (exp overflows unless the largest score is taken out first)
+_EXP_CASES = (
+    (_COLOURS, [0.0, 1.0, 2.0, 3.0], 1.0, 1.0, 4_000),
     (_COLOURS, [0.0, 1.0, 2.0, 3.0], 3.0, 2.0, 1_000),
     ([10, 20, 30, 40], [-5.0, 0.0, -1.0, -30.0], 2.0, 4.0, 600),
     (["a", "b", "c"], [2000.0, 2001.0, 1999.0], 1.0, 1.0, 600),
+    (["w", "x", "y", "z"], [0.0, 3000.0, 3001.0, 2999.0], 1.0, 1.0, 600),
 )
 _WRONG_FACTORS = (  # (the factor in exp(factor·score) a slip gives, of (Δ, ε); the slip)
     (lambda d, e: e / d, "your choices follow exp(ε·score/Δ), the formula Dwork 2011 prints: "
@@ -449,8 +619,8 @@ def exercise_1_6(exponential_mechanism):
         except ExerciseFailed as failure:
             if max(scores) < 1000:
                 raise
-            raise ExerciseFailed("with scores near 2000 your mechanism fails: exp(ε·score/(2Δ)) "
-                                 "overflows to infinity for scores in the thousands, and the "
+            raise ExerciseFailed("with scores in the thousands your mechanism fails: "
+                                 "exp(ε·score/(2Δ)) overflows to infinity there, and the "
                                  f"probabilities become NaN. {where}\n({failure.diagnosis})") from None
         if np.count_nonzero(counts) == 1 and np.argmax(counts) == np.argmax(scores):
             best = candidates[int(np.argmax(counts))]
@@ -467,8 +637,8 @@ def exercise_1_6(exponential_mechanism):
             raise ExerciseFailed(f"{words}. {wrong[0][4]}")
     counts, scores, d, e, where = wrong[0]
     if max(scores) > 1000:
-        raise ExerciseFailed("with scores near 2000 your frequencies are wrong: "
-                             f"exp(ε·score/(2Δ)) overflows for scores in the thousands. {where}")
+        raise ExerciseFailed("with scores in the thousands your frequencies are wrong: "
+                             f"exp(ε·score/(2Δ)) overflows there. {where}")
     raise ExerciseFailed(f"your frequencies are {np.round(counts / counts.sum(), 3).tolist()} "
                          f"over {counts.sum()} draws; the exponential mechanism's are "
                          f"{np.round(_weights(scores, e / (2 * d)), 3).tolist()}. {where}")

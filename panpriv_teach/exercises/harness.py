@@ -314,18 +314,86 @@ def outcome_of_exception(exc: BaseException) -> Outcome:
     return Outcome("raised", error=type(exc).__name__, message=_text(exc), where=_where(exc))
 
 
+# `call` tells `repeated` (which runs where the answer runs: a thread here, or the grader's
+# worker process) which arguments the answer may change in place, under this keyword.
+_MAY_CHANGE = "_panpriv_may_change"
+
+
+class ArgumentChanged(Exception):
+    """The answer changed one of its arguments in place (raised by `repeated` after the call;
+    `call` turns it into a diagnosis)."""
+
+
+def _is_data(value) -> bool:
+    """Whether an argument is data the answer gets its own copy of (and must leave as it
+    was): arrays and containers. Numbers and strings cannot change; generators, functions
+    (oracles) and objects are shared with the checker on purpose."""
+    return isinstance(value, (np.ndarray, list, tuple, dict, set))
+
+
+def _copied(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return copy.deepcopy(value) if _is_data(value) else value
+
+
+def _same(a, b) -> bool:
+    """Whether two pieces of data are equal (NaN equal to NaN), recursively."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        try:
+            return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        except Exception:  # an object array whose entries cannot be compared: trust it
+            return True
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    try:
+        return bool(a == b)
+    except Exception:  # a comparison that fails: nothing to report
+        return True
+
+
+def _parameter_name(fn, position: int) -> str:
+    """The name the answer gives its positional parameter `position` ("argument 2" if it
+    cannot be told)."""
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return f"`{names[position]}`"
+    except (TypeError, ValueError, IndexError):
+        return f"number {position + 1}"
+
+
 def repeated(fn, args: tuple, kwargs: dict, repeat: int | None):
-    """`fn(*args, **kwargs)`, or the list of `repeat` such calls, each given its own copies of
-    the array arguments (an answer that modifies its input in place cannot change the next
-    call's input)."""
-    if repeat is None:
-        return fn(*args, **kwargs)
+    """`fn(*args, **kwargs)`, or the list of `repeat` such calls. Each call gets its own
+    copies of the data arguments (arrays, lists, dicts, ...), so the answer can change
+    neither the caller's data nor the next call's input; after each call the copies are
+    compared with the originals, and a change raises ArgumentChanged naming the argument.
+    `kwargs[_MAY_CHANGE]` (set by `call`, removed here) lists the positions of arguments the
+    answer may change in place: those are passed themselves, not copied (one call only)."""
+    kwargs = dict(kwargs)
+    free = set(kwargs.pop(_MAY_CHANGE, ())) if repeat is None else set()
 
-    def fresh(value):
-        return value.copy() if isinstance(value, np.ndarray) else value
+    def once():
+        given = [a if i in free else _copied(a) for i, a in enumerate(args)]
+        given_kw = {k: _copied(v) for k, v in kwargs.items()}
+        value = fn(*given, **given_kw)
+        for i, (old, new) in enumerate(zip(args, given)):
+            if i not in free and _is_data(old) and not _same(old, new):
+                raise ArgumentChanged(f"changed its argument {_parameter_name(fn, i)} in place")
+        for key, old in kwargs.items():
+            if _is_data(old) and not _same(old, given_kw[key]):
+                raise ArgumentChanged(f"changed its argument `{key}` in place")
+        return value
 
-    return [fn(*map(fresh, args), **{k: fresh(v) for k, v in kwargs.items()})
-            for _ in range(repeat)]
+    return once() if repeat is None else [once() for _ in range(repeat)]
 
 
 def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float) -> Outcome:
@@ -356,22 +424,25 @@ def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float)
     return Outcome("returned", box.get("value"))
 
 
-def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
-    """Call the student's `fn(*args, **kwargs)` (or `repeat` times, returning a list; each
-    call gets its own copies of the array arguments), turning every way it can go wrong
-    into a diagnosis. The answer runs in its own thread
-    (or, for a RemoteAnswer, its own process) for at most `seconds` (× TIME_SCALE) and never
-    past an enclosing `time_limit`, whose `_TimeLimit` then propagates."""
+def _name(fn) -> str:
     try:
-        name = str(getattr(fn, "__name__", "your function"))
+        return str(getattr(fn, "__name__", "your function"))
     except Exception:  # an object whose attribute lookup itself fails
-        name = "your function"
+        return "your function"
+
+
+def attempt(fn, *args, seconds: float = 10.0, repeat: int | None = None,
+            may_change: tuple = (), **kwargs) -> Outcome:
+    """Run the student's `fn(*args, **kwargs)` (or `repeat` times) like `call`, but return
+    its Outcome, whatever happened, instead of a value or a diagnosis (for a checker that
+    wants to tell how an answer failed). Raises only `_TimeLimit`, when the enclosing limit
+    ran out first, and ExerciseFailed for an answer that is not a function."""
     if not callable(fn):
         raise ExerciseFailed(f"expected a function, got {type(fn).__name__} ({_short(fn)}). "
                              "Pass the function itself, without calling it: "
                              "check.exercise_N_k(my_function), not my_function().")
-    shown = describe_call(name, args, kwargs)
-    times = "" if repeat is None else f" {repeat} times"
+    if may_change:
+        kwargs = {**kwargs, _MAY_CHANGE: tuple(may_change)}
     now = time.monotonic()
     own, enclosing = now + seconds * TIME_SCALE, _enclosing_deadline()
     timeout = max(min(own, enclosing) - now, 0.0)
@@ -379,20 +450,44 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, **kwargs):
         outcome = fn.run(args, kwargs, repeat, timeout)
     else:
         outcome = _run_here(fn, args, kwargs, repeat, timeout)
+    if outcome.kind == "timeout" and enclosing < own:   # the whole check's limit ran out first
+        raise _TimeLimit()
+    return outcome
+
+
+def value_of(outcome: Outcome, shown: str, seconds: float = 10.0, times: str = ""):
+    """The value an answer returned, or the diagnosis of how it failed (`shown`: the call as
+    the student reads it)."""
     if outcome.kind == "returned":
         return outcome.value
     if outcome.kind == "timeout":
-        if enclosing < own:  # the enclosing limit (the whole check's) ran out first
-            raise _TimeLimit()
         raise ExerciseFailed(f"calling {shown}{times} did not finish within {seconds:g} s. Look "
                              "for a loop that never ends, or vectorise with numpy.")
     if outcome.kind == "not attempted":
         raise ExerciseNotAttempted("your function still raises NotImplementedError: replace the "
                                    f"`raise NotImplementedError(...)` line with your code "
                                    f"({outcome.message}).")
+    if outcome.kind == "raised" and outcome.error == ArgumentChanged.__name__:
+        raise ExerciseFailed(f"{shown} {outcome.message}: the caller's data is no longer what "
+                             "it was, though the task leaves its inputs unchanged (a function "
+                             "that edits its inputs corrupts its caller's data).")
     if outcome.kind == "raised":
         raise ExerciseFailed(f"{shown} raised {outcome.error}: {outcome.message}{outcome.where}")
     raise ExerciseFailed(f"calling {shown}{times} {outcome.message}")
+
+
+def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, may_change: tuple = (),
+         **kwargs):
+    """Call the student's `fn(*args, **kwargs)` (or `repeat` times, returning a list),
+    turning every way it can go wrong into a diagnosis. The answer runs in its own thread
+    (or, for a RemoteAnswer, its own process) for at most `seconds` (× TIME_SCALE) and never
+    past an enclosing `time_limit`, whose `_TimeLimit` then propagates. Each call gets its
+    own copies of the data arguments and fails if it changed one (see `repeated`), except
+    the positional arguments in `may_change`, which the task lets it change in place."""
+    outcome = attempt(fn, *args, seconds=seconds, repeat=repeat, may_change=may_change,
+                      **kwargs)
+    return value_of(outcome, describe_call(_name(fn), args, kwargs), seconds,
+                    "" if repeat is None else f" {repeat} times")
 
 
 def expect_reproducible(fn, *args, convert=None, draws: int = 1, **kwargs) -> None:
@@ -403,7 +498,7 @@ def expect_reproducible(fn, *args, convert=None, draws: int = 1, **kwargs) -> No
     possible values needs several draws, or one drawing from elsewhere repeats by chance.
     `convert` validates one answer first (e.g. `as_real`), so a broken answer gets the
     diagnosis about its type."""
-    def run():   # each call on its own copies of the arrays: an answer may change them
+    def run():
         answers = call(fn, *args, rng=np.random.default_rng(12345), repeat=draws, **kwargs)
         return [np.asarray(convert(a) if convert else a, dtype=object) for a in answers]
 
@@ -464,22 +559,49 @@ def as_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
 
 class SealedAlgorithm(StreamAlgorithm):
     """A stream algorithm as an answer that must decode from releases alone gets it (7.6):
-    it can be copied (`clone_with_fresh_coins`, `copy.deepcopy`), its copies run (`update`,
-    `process`) and any output read, but its memory cannot be read (no attribute but
-    `universe_size`, no `state()`), and the original refuses query streams. It lives in the
-    harness because the grader's worker, which runs the answer, imports only the harness of
-    the checker package."""
+    it can be copied (`clone_with_fresh_coins`, `copy.deepcopy`) at most `copies` times in
+    all (copies of copies included), its copies run (`update`, `process`) and any output
+    read, but its memory cannot be read (no attribute but `universe_size`, no `state()`;
+    the algorithm is held in closures, not in an attribute, so `vars()` and deep copies do
+    not show it), and the original refuses query streams. Its random generators are listed
+    (`_coins`: no memory in them), so `clone_with_fresh_coins` replaces them with the
+    attacker's. It lives in the harness because the grader's worker, which runs the answer,
+    imports only the harness of the checker package."""
 
-    def __init__(self, algorithm, is_copy=False):
+    def __init__(self, algorithm, copies: float = math.inf, *, _left=None, _is_copy=False):
+        from panpriv_teach.intrusion import _generators
         self.universe_size = algorithm.universe_size
-        self.__algorithm = algorithm
-        self._is_copy = is_copy
+        self._coins = list(_generators(algorithm, set()))
+        left = [copies] if _left is None else _left     # shared by every copy
+
+        def copy_of(memo):
+            if left[0] < 1:
+                raise PermissionError(f"you made more copies of the algorithm than the "
+                                      f"{copies:g} the attack may run (one per query): the "
+                                      "attack must decode from n_queries query streams")
+            left[0] -= 1
+            return SealedAlgorithm(copy.deepcopy(algorithm, memo), copies, _left=left,
+                                   _is_copy=True)
+
+        def run(method, *args):
+            if not _is_copy:
+                raise PermissionError("you ran a query stream on the intruded algorithm itself: "
+                                      "the attack must leave the memory it copied as it found "
+                                      "it and continue copies of it instead")
+            getattr(algorithm, method)(*args)
+
+        self._copy_of, self._run = copy_of, run
+        self._output = lambda: algorithm.output()     # not the bound method: it shows its object
+        self._pickled = lambda: (_reseal, (algorithm, copies, left[0], _is_copy))
 
     def __repr__(self):
         return "algorithm"
 
+    def __reduce__(self):           # the grader sends it to the worker that runs the answer
+        return self._pickled()
+
     def __deepcopy__(self, memo):
-        return SealedAlgorithm(copy.deepcopy(self.__algorithm, memo), is_copy=True)
+        return self._copy_of(memo)
 
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -492,13 +614,6 @@ class SealedAlgorithm(StreamAlgorithm):
         raise PermissionError("this attack decodes from releases alone: reading the memory's "
                               "contents (state()) is what it must do without")
 
-    def _run(self, method, *args):
-        if not self._is_copy:
-            raise PermissionError("you ran a query stream on the intruded algorithm itself: "
-                                  "the attack must leave the memory it copied as it found it "
-                                  "and continue copies of it instead")
-        return getattr(self.__algorithm, method)(*args)
-
     def update(self, x):
         self._run("update", x)
 
@@ -506,7 +621,11 @@ class SealedAlgorithm(StreamAlgorithm):
         self._run("process", stream)
 
     def output(self):
-        return self.__algorithm.output()
+        return self._output()
+
+
+def _reseal(algorithm, copies, left, is_copy):
+    return SealedAlgorithm(algorithm, copies, _left=[left], _is_copy=is_copy)
 
 
 # ---------------------------------------------------------------- the checkers

@@ -7,7 +7,7 @@ one scale within the range composition allows, independent between queries; fals
 probability below `_laws.ALPHA` = 1e-7); the decoding checks use margins measured on
 hundreds or thousands of seeded runs of the reference solution (stated beside them).
 7.6's answer gets the intruded algorithm sealed (`harness.SealedAlgorithm`): it can be
-copied and run, and its outputs read, but its memory cannot be read.
+copied (once per query) and run, and its outputs read, but its memory cannot be read.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, expect_unchanged,
-                                              fresh_rng, looked_up, seeded)
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, fresh_answer,
+                                              fresh_rng, seeded)
 from panpriv_teach.exercises.harness import (ExerciseFailed, SealedAlgorithm, call, exercise,
                                              expect_reproducible)
 from panpriv_teach.intrusion import AccurateDistinctCount
@@ -42,10 +42,17 @@ def _bits(value, what, n):
 
 # ---------------------------------------------------------------- 7.1 Theorem 7.1, exhaustive
 class _Curator:
-    """Answers subset queries (0/1 vectors of length n) from a table, counting them."""
+    """Answers subset queries (0/1 vectors of length n) from a table, counting them. The
+    table is held in a closure, not in an attribute: the answer learns it by asking."""
 
     def __init__(self, n, table):
-        self.n, self.table, self.calls = n, table, 0
+        self.n, self.calls = n, 0
+        table = np.array(table, dtype=float)
+
+        def answer(index):
+            return float(table[index])
+
+        self._answer = answer
 
     def __repr__(self):
         return "answer"
@@ -56,7 +63,7 @@ class _Curator:
             raise ValueError(f"a query must be a 0/1 vector of length n = {self.n}; got "
                              f"{q.tolist() if q.size <= 12 else f'shape {q.shape}'}")
         self.calls += 1
-        return float(self.table[int(q.astype(np.int64) @ (1 << np.arange(self.n)))])
+        return self._answer(int(q.astype(np.int64) @ (1 << np.arange(self.n))))
 
 
 def _curators(rng):
@@ -171,9 +178,6 @@ def exercise_7_3(private_answers):
     where = (f"(case: t = {t} queries on n = {n} rows, one row in at most {sensitivity} of "
              f"them, ε = {epsilon:g})")
     expect_reproducible(private_answers, d, q, epsilon, convert=lambda r: _answers(r, t))
-    expect_unchanged(private_answers, (d.copy(), q.copy(), epsilon),
-                     ("database", "queries", "epsilon"), "private_answers(database, queries, "
-                     f"{epsilon:g}, rng)", rng=np.random.default_rng(0))
     runs = 400
     noise = np.array([_answers(r, t) for r in
                       call(private_answers, d, q, epsilon, rng=rng, repeat=runs)]) - truth
@@ -182,11 +186,10 @@ def exercise_7_3(private_answers):
         if np.all(noise[:, j] == 0):
             raise ExerciseFailed(f"the answer to query {j} carries no noise: it is released "
                                  f"exactly, and gives its count away (no privacy). {where}")
-    same_sign = np.sum(np.sign(noise[:, 1:]) == np.sign(noise[:, :-1]), axis=0)
-    if not all(_laws.count_fits(int(k), runs, 0.5, alpha=alpha / (t - 1)) for k in same_sign):
+    if _laws.column_dependence(noise, alpha) is not None:
         raise ExerciseFailed("the noises of different queries are not independent (one draw "
-                             "shared between queries?): combining the answers cancels it "
-                             f"(privacy lost). {where}")
+                             "shared between queries, near or far apart?): combining the "
+                             f"answers cancels it (privacy lost). {where}")
     scale = float(np.mean(np.abs(noise)))    # one Laplace scale s for every answer
     low, high = _laws.scale_interval(noise.size, alpha)
     misfit = _laws.laplace_misfit(noise, scale, alpha)
@@ -211,9 +214,9 @@ def exercise_7_3(private_answers):
 @exercise("7.4", "Where decoding breaks")
 def exercise_7_4(decoding_success):
     n, t = 32, 256
-    seeds = [int(s) for s in seeded(704).integers(2**31, size=16)]
+    seeds = [int(s) for s in seeded(704).integers(2**31, size=24)]
     rates = {}
-    for ratio, some in ((0.1, seeds[:2]), (1.0, seeds[2:12])):   # E/√n
+    for ratio, some in ((0.1, seeds[:2]), (0.15, seeds[12:20]), (1.0, seeds[2:12])):   # E/√n
         values = [as_real(call(decoding_success, n, t, ratio, rng=np.random.default_rng(s)),
                           "the success rate") for s in some]
         if max(values) > 1 or min(values) < 0:
@@ -225,7 +228,7 @@ def exercise_7_4(decoding_success):
     # twice: an answer drawing from elsewhere matches all four by chance w.p. (Σ p_k²)^4 =
     # 3.4e-4 (p_k: the chance of each success value there, on 1,000 reference runs)
     small = [[as_real(call(decoding_success, 16, 48, 1.0, rng=np.random.default_rng(s)),
-                      "the success rate") for s in seeds[12:]] for _ in range(2)]
+                      "the success rate") for s in seeds[20:]] for _ in range(2)]
     if small[0] != small[1]:
         raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
                              "your function draws randomness from somewhere other than its "
@@ -238,6 +241,15 @@ def exercise_7_4(decoding_success):
         raise ExerciseFailed(f"with small noise (ratio 0.1, E = 0.1·√n ≈ 0.57) your success "
                              f"rate is {low:.2f}, though LP decoding recovers every row here: is "
                              "the guess compared with the database the answers came from?")
+    # reference, 120 runs (L∞ and L1 decoding): at ratio 0.15 (E = 0.85) with t = 256
+    # queries every run recovers every row; with E = 0.15·√t = 2.4 (ratio times √t) the mean
+    # is 0.62-0.71, with 32 queries only 0.90-0.92 (single runs: s.d. 0.08)
+    middle = float(np.mean(rates[0.15]))
+    if middle < 0.97:
+        raise ExerciseFailed(f"at ratio 0.15 (E = 0.15·√n ≈ 0.85) your success rate is "
+                             f"{middle:.2f}, though LP decoding from t = {t} queries recovers "
+                             "every row there: is the noise E = ratio·√n (not √t), and are all "
+                             "t queries asked and decoded?")
     if high > 0.8:
         raise ExerciseFailed(f"at ratio 1 your success rate is still {high:.2f}: is the noise "
                              "applied to the answers, with magnitude E = ratio·√n (not ratio)? "
@@ -254,27 +266,19 @@ def exercise_7_4(decoding_success):
 
 
 # ---------------------------------------------------------------- 7.5 packing bound
-@exercise("7.5", "The packing bound",
-          solved_by=("panpriv_teach.lower_bounds.packing_bound",
-                     "panpriv_teach.lower_bounds.packing_condition"))
-def exercise_7_5(packing_bound):
-    cases = [(16, 1.0), (64, 1.0), (100, 0.5), (1000, 1.0), (1000, 2.0), (4096, 0.3),
-             (100_000, 1.0), (15, 1.0)]   # at T = 15 the floor of T/w decides
-    got = [as_real(call(packing_bound, T, eps), f"packing_bound({T}, {eps})") for T, eps in cases]
+def _judge_packing(got, cases):
+    """Raise the diagnosis of packing_bound's answers `got` on `cases`, (T, ε) each."""
     want = [_packing_bound(T, eps) for T, eps in cases]
     if all(math.isclose(g, r) for g, r in zip(got, want)):
-        T, eps = int(fresh_rng().integers(10, 100_000)), float(fresh_rng().uniform(0.2, 2.0))
-        if not math.isclose(as_real(call(packing_bound, T, eps), f"packing_bound({T}, {eps!r})"),
-                            _packing_bound(T, eps)):
-            raise looked_up(f"packing_bound({T}, {eps!r})")
-        return "the largest α = w/2 that the packing rules out, for every T and ε tried."
+        return
     if all(math.isclose(g, 2 * r) for g, r in zip(got, want)):
         raise ExerciseFailed("your numbers are twice too large: return α = w/2, the error, not "
                              "the block length w.")
     if all(math.isclose(g, _packing_bound(T, eps, base="first")) for g, (T, eps) in zip(got, cases)):
         raise ExerciseFailed("you compared each block stream with the first block stream x¹ "
-                             "(distance 2w), as the Local-mechanisms notes do. The task compares with the "
-                             "all-zero stream x⁰ (distance w, so e^(−εw)), which gives more.")
+                             "(distance 2w), as the Local-mechanisms notes do. The task compares "
+                             "with the all-zero stream x⁰ (distance w, so e^(−εw)), which gives "
+                             "more.")
     if any(not math.isclose(g * 2, round(g * 2)) for g in got):
         raise ExerciseFailed("a block has a whole number w of steps: α = w/2 is a multiple of 1/2.")
     bad = next(i for i, (g, r) in enumerate(zip(got, want)) if not math.isclose(g, r))
@@ -282,6 +286,24 @@ def exercise_7_5(packing_bound):
     raise ExerciseFailed(f"for T = {T}, ε = {eps:g} your bound {got[bad]:g} is not the largest "
                          "α = w/2 with (1/2)·(1 + ⌊T/w⌋·e^(−εw)) > 1 over the whole w from 1 "
                          "to T/2: the bound you report is not what the packing rules out.")
+
+
+@exercise("7.5", "The packing bound",
+          solved_by=("panpriv_teach.lower_bounds.packing_bound",
+                     "panpriv_teach.lower_bounds.packing_condition"))
+def exercise_7_5(packing_bound):
+    cases = [(16, 1.0), (64, 1.0), (100, 0.5), (1000, 1.0), (1000, 2.0), (4096, 0.3),
+             (100_000, 1.0), (15, 1.0),   # at T = 15 the floor of T/w decides,
+             (4, 0.3)]                    # at T = 4, ε = 0.3 the largest w, T/2 = 2, does
+    fixed = [call(packing_bound, T, eps) for T, eps in cases]
+    _judge_packing([as_real(v, f"packing_bound({T}, {eps})") for v, (T, eps) in
+                    zip(fixed, cases)], cases)
+    fresh = fresh_rng("7.5")
+    case = (int(fresh.integers(10, 100_000)), float(fresh.uniform(0.2, 2.0)))
+    where = "packing_bound({}, {!r})".format(*case)
+    fresh_answer(packing_bound, case, fixed, where,
+                 lambda got: _judge_packing([as_real(got, where)], [case]))
+    return "the largest α = w/2 that the packing rules out, for every T and ε tried."
 
 
 # ---------------------------------------------------------------- 7.6 intrusion attack
@@ -296,11 +318,23 @@ def exercise_7_6(intrusion_attack):
     a = rng.integers(0, 2, _USERS)
     algorithm = AccurateDistinctCount(_USERS, 1.0, rng=int(rng.integers(2**31)))
     algorithm.process(np.flatnonzero(a))
-    result = call(intrusion_attack, SealedAlgorithm(algorithm), _QUERIES,
+    # reproducibility from `rng` on a small attack (8 queries: the guess depends on the
+    # queries and coins drawn; 0 of 300 pairs of reference runs from different seeds agree)
+    for seed in rng.integers(2**31, size=2):
+        small = [_bits(call(intrusion_attack, SealedAlgorithm(algorithm, copies=8), 8,
+                            np.random.default_rng(int(seed))), "your guess", _USERS)
+                 for _ in range(2)]
+        if not np.array_equal(*small):
+            raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
+                                 "your function draws randomness from somewhere other than its "
+                                 "`rng` argument (np.random.*, the random module, copies with "
+                                 "coins not from rng), so its results can be neither reproduced "
+                                 "nor checked.")
+    result = call(intrusion_attack, SealedAlgorithm(algorithm, copies=_QUERIES), _QUERIES,
                   np.random.default_rng(int(rng.integers(2**31))))
     guess = _bits(result, "your guess", _USERS)
     right = float(np.mean(guess == a))
-    if right <= 0.1:
+    if right <= 0.25:   # a guess mostly the complement of a
         raise ExerciseFailed("your guess is (nearly) the complement of the users who appeared: "
                              "your measurements D(S ∪ q) − |q| = a·(1 − q) are decoded as sums "
                              "over q itself, or their sign is flipped.")

@@ -12,11 +12,12 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.counters import dyadic_intervals, nodes_containing, tree_levels, tree_nodes
-from panpriv_teach.exercises._answers import as_real, fresh_rng, looked_up, seeded
+from panpriv_teach.exercises._answers import as_real, fresh_answer, fresh_rng, seeded
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise
 from panpriv_teach.ppcum import ppcum_view
 
-_CASES = [(1, 4), (2, 4), (3, 4), (4, 4), (1, 8), (5, 8), (6, 8), (7, 8), (8, 8), (11, 16)]
+_CASES = [(1, 4), (2, 4), (3, 4), (4, 4), (1, 8), (5, 8), (6, 8), (7, 8), (8, 8), (11, 16),
+          (21, 32), (64, 64)]   # trees of 6 and 7 levels too
 
 
 def _nodes(answer, what):
@@ -29,53 +30,64 @@ def _nodes(answer, what):
     if not whole:   # int() would truncate 1.5 to 1 and accept it
         raise ExerciseFailed(f"{what} should hold pairs of whole numbers (time steps); got "
                              f"{pairs[:3]!r}{' ...' if len(pairs) > 3 else ''}.")
-    return {(int(s), int(e)) for s, e in pairs}
+    nodes = {(int(s), int(e)) for s, e in pairs}
+    if len(nodes) < len(pairs):
+        raise ExerciseFailed(f"{what} lists some nodes more than once: the set of nodes names "
+                             "each node once.")
+    return nodes
 
 
-def _fmt(nodes):
-    return ", ".join("{%d}" % s if s == e else f"[{s},{e}]" for s, e in sorted(nodes, key=lambda I: (I[1] - I[0], I[0])))
+def _fmt(nodes, most=8):
+    shown = ["{%d}" % s if s == e else f"[{s},{e}]"
+             for s, e in sorted(nodes, key=lambda I: (I[1] - I[0], I[0]))]
+    return ", ".join(shown[:most]) + (f" and {len(shown) - most} more" if len(shown) > most
+                                      else "")
 
 
 # ---------------------------------------------------------------- 5.1 what is erased
+def _judge_erased(got, t, T):
+    """Raise the diagnosis of erased_after(t, T) = got (a set of nodes)."""
+    right = {I for I in tree_nodes(T) if I[1] <= t}
+    if (1, T) in got:
+        raise ExerciseFailed("your set contains the root [1, T]: PPCum has no noise for the "
+                             "root (the Local-mechanisms notes: \"for each node I of T except the "
+                             "root\", T their tree).")
+    straddle = {I for I in got - right if I[0] <= t}
+    if straddle:
+        raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(straddle)}, which "
+                             "meets [1, t] but sticks out past t: PPCum still needs its noise "
+                             "for a later release.")
+    if got - right and all(I[0] > t for I in got):
+        raise ExerciseFailed(f"after step {t} of T = {T} you list the nodes that do not "
+                             "intersect [1, t]: those are the nodes PPCum KEEPS (the reading "
+                             "of the proof of Theorem 5.1), not the ones it erased.")
+    if got - right:
+        raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(got - right)}, which "
+                             "lies entirely in the future: its noise is still needed for "
+                             "later releases.")
+    if got == {I for I in right if I[1] == t} and got != right:
+        raise ExerciseFailed(f"after step {t} of T = {T} you list only the nodes erased AT "
+                             "step t; the question asks for everything erased by then (all "
+                             "I ⊆ [1, t]).")
+    if got != right:
+        raise ExerciseFailed(f"after step {t} of T = {T} you forget {_fmt(right - got)}: "
+                             "every node inside [1, t] has been erased by then, and noise "
+                             "left in memory shows the intruder more than PPCum allows.")
+
+
 @exercise("5.1", "The nodes PPCum has erased after step t",
           solved_by=("panpriv_teach.ppcum.erased_nodes", "panpriv_teach.ppcum.kept_nodes"))
 def exercise_5_1(erased_after):
+    fixed = []
     for t, T in _CASES:
-        got = _nodes(call(erased_after, t, T), f"erased_after({t}, {T})")
-        right = {I for I in tree_nodes(T) if I[1] <= t}
-        if (1, T) in got:
-            raise ExerciseFailed("your set contains the root [1, T]: PPCum has no noise for the "
-                                 "root (the Local-mechanisms notes: \"for each node I of T except the "
-                                 "root\", T their tree).")
-        straddle = {I for I in got - right if I[0] <= t}
-        if straddle:
-            raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(straddle)}, which "
-                                 "meets [1, t] but sticks out past t: PPCum still needs its noise "
-                                 "for a later release.")
-        if got - right and all(I[0] > t for I in got):
-            raise ExerciseFailed(f"after step {t} of T = {T} you list the nodes that do not "
-                                 "intersect [1, t]: those are the nodes PPCum KEEPS (the reading "
-                                 "of the proof of Theorem 5.1), not the ones it erased.")
-        if got - right:
-            raise ExerciseFailed(f"after step {t} of T = {T} you erase {_fmt(got - right)}, which "
-                                 "lies entirely in the future: its noise is still needed for "
-                                 "later releases.")
-        if got == {I for I in right if I[1] == t} and got != right:
-            raise ExerciseFailed(f"after step {t} of T = {T} you list only the nodes erased AT "
-                                 "step t; the question asks for everything erased by then (all "
-                                 "I ⊆ [1, t]).")
-        if got != right:
-            raise ExerciseFailed(f"after step {t} of T = {T} you forget {_fmt(right - got)}: "
-                                 "every node inside [1, t] has been erased by then, and noise "
-                                 "left in memory shows the intruder more than PPCum allows.")
-    T = 2 ** int(fresh_rng().integers(5, 11))
-    t = int(fresh_rng().integers(1, T + 1))
-    try:
-        got = _nodes(call(erased_after, t, T), f"erased_after({t}, {T})")
-    except ExerciseFailed:
-        got = None
-    if got != {I for I in tree_nodes(T) if I[1] <= t}:
-        raise looked_up(f"erased_after({t}, {T})")
+        fixed.append(call(erased_after, t, T))
+        _judge_erased(_nodes(fixed[-1], f"erased_after({t}, {T})"), t, T)
+    fresh = fresh_rng("5.1")
+    T = 2 ** int(fresh.integers(5, 11))
+    t = int(fresh.integers(1, T + 1))
+    where = f"erased_after({t}, {T})"
+    fresh_answer(erased_after, (t, T), fixed, where,
+                 lambda got: _judge_erased(_nodes(got, where), t, T))
     return "PPCum keeps only the noise of nodes that still end in the future."
 
 
@@ -126,6 +138,9 @@ def exercise_5_2(view_after):
                 raise ExerciseFailed(f"kept should be a dict node -> noise, got {type(kept).__name__}.")
             kept_nodes = _nodes(kept.keys(), "kept")
             right_nodes = set(right["memory"]["N_I"])
+            if (1, T) in kept_nodes:
+                raise ExerciseFailed(f"your memory holds the root [1, {T}]: PPCum has no noise "
+                                     "for the root, so there is none to keep.")
             if kept_nodes - right_nodes:
                 raise ExerciseFailed(f"after step {t} of T = {T} your memory still holds "
                                      f"{_fmt(kept_nodes - right_nodes)}: those nodes lie inside "
@@ -197,76 +212,99 @@ def exercise_5_3(coupling):
 
 
 # ---------------------------------------------------------------- 5.4 Claim 5.1
-@exercise("5.4", "Claim 5.1, exactly", solved_by=("panpriv_teach.continual.claim_7_1",))
-def exercise_5_4(claim):
-    for eps in (Fraction(1, 10), Fraction(1, 4), Fraction(2, 5)):
-        answer = call(claim, eps)
-        if not isinstance(answer, dict) or set(answer) != {"blank", "repeat", "first"}:
-            raise ExerciseFailed('claim(eps) should return a dict with keys "blank", "repeat" '
-                                 'and "first".')
-        half = Fraction(1, 2)
-        right = {"blank": half, "repeat": half, "first": half + eps**2 / 2}
-        for key, value in answer.items():
-            if not isinstance(value, (Fraction, int)):
-                raise ExerciseFailed(f'answer["{key}"] is a {type(value).__name__}: compute with '
-                                     "the Fraction eps you are given (no floats), so the check "
-                                     "is exact.")
-        if answer["first"] == half + eps**2:
-            raise ExerciseFailed("first appearance: your probability adds the two coins' "
-                                 "biases; the bit is 0 or 1 with probability 1/2 each, so the "
-                                 "coins are averaged.")
-        if answer["repeat"] == right["first"]:
-            raise ExerciseFailed("repeat appearance: you conditioned on a bit from D0, but the "
-                                 "bit was redrawn from D1 at the previous appearance.")
-        if answer["first"] == half:
-            raise ExerciseFailed("first appearance: your P(y = 1) is 1/2, as if a first "
-                                 "appearance left no trace; then Fig 3 could not estimate the "
-                                 "density (accuracy).")
-        for key in right:
-            if answer[key] != right[key]:
-                raise ExerciseFailed(f"for eps = {eps}, P(y = 1) in case \"{key}\" is not "
-                                     f"{answer[key]}. Condition on the bit b_x and use the "
-                                     "coins D+ (b = 0) and D- (b = 1).")
-    eps = Fraction(int(fresh_rng().integers(1, 4 * 10**9)), 10**10 + 19)   # never a fixed case
-    answer = call(claim, eps)
+def _judge_claim(answer, eps):
+    """Raise the diagnosis of claim(eps) = answer."""
+    if not isinstance(answer, dict) or set(answer) != {"blank", "repeat", "first"}:
+        raise ExerciseFailed('claim(eps) should return a dict with keys "blank", "repeat" '
+                             'and "first".')
     half = Fraction(1, 2)
     right = {"blank": half, "repeat": half, "first": half + eps**2 / 2}
-    if not isinstance(answer, dict) or answer != right:
-        raise looked_up(f"claim(Fraction({eps.numerator}, {eps.denominator}))")
+    for key, value in answer.items():
+        if not isinstance(value, (Fraction, int)):
+            raise ExerciseFailed(f'answer["{key}"] is a {type(value).__name__}: compute with '
+                                 "the Fraction eps you are given (no floats), so the check "
+                                 "is exact.")
+    if answer["first"] == half + eps**2:
+        raise ExerciseFailed("first appearance: your probability adds the two coins' "
+                             "biases; the bit is 0 or 1 with probability 1/2 each, so the "
+                             "coins are averaged.")
+    if answer["repeat"] == right["first"]:
+        raise ExerciseFailed("repeat appearance: you conditioned on a bit from D0, but the "
+                             "bit was redrawn from D1 at the previous appearance.")
+    if answer["first"] == half:
+        raise ExerciseFailed("first appearance: your P(y = 1) is 1/2, as if a first "
+                             "appearance left no trace; then Fig 3 could not estimate the "
+                             "density (accuracy).")
+    for key in right:
+        if answer[key] != right[key]:
+            raise ExerciseFailed(f"for eps = {eps}, P(y = 1) in case \"{key}\" is not "
+                                 f"{answer[key]}. Condition on the bit b_x and use the "
+                                 "coins D+ (b = 0) and D- (b = 1).")
+
+
+@exercise("5.4", "Claim 5.1, exactly", solved_by=("panpriv_teach.continual.claim_7_1",))
+def exercise_5_4(claim):
+    fixed = []
+    for eps in (Fraction(1, 10), Fraction(1, 4), Fraction(2, 5)):
+        fixed.append(call(claim, eps))
+        _judge_claim(fixed[-1], eps)
+    eps = Fraction(int(fresh_rng("5.4").integers(1, 4 * 10**9)), 10**10 + 19)   # never fixed
+    where = f"claim(Fraction({eps.numerator}, {eps.denominator}))"
+    fresh_answer(claim, (eps,), fixed, where, lambda got: _judge_claim(got, eps))
     return "fair coins except at a first appearance: one significant event per user."
 
 
 # ---------------------------------------------------------------- 5.5 unbiased estimator
+_ESTIMATE_SLIPS = (   # (what a slip returns, of (ocount, t, m, ε) and the right estimate)
+    (lambda o, t, m, e, r: r / 2, "your estimate is half the density, as the proof sketch's "
+     "(ocount − t/2)/ε² gives: each first appearance adds ε²/2, not ε², to E[ocount], so it "
+     "is biased."),
+    (lambda o, t, m, e, r: r * m, "you return the number of representatives seen, not the "
+     "density, a fraction of m."),
+    (lambda o, t, m, e, r: o / (m * e**2 / 2), "your estimate counts the t/2 ones that the fair "
+     "coins contribute to ocount on average: it is biased upward."),
+    (lambda o, t, m, e, r: -r, "your estimate has the wrong sign: more ones in ocount mean more "
+     "representatives seen."),
+    (lambda o, t, m, e, r: r * e, "your estimate divides by ε, not ε²: each first appearance "
+     "moves E[ocount] by ε²/2, so it is biased."),
+    (lambda o, t, m, e, r: min(max(r, 0.0), 1.0), "your estimate is clipped to [0, 1]: a "
+     "density lies there, but a clipped estimate is biased (its mean moves whenever the noise "
+     "crosses a bound): the task asks for an unbiased one."),
+    (lambda o, t, m, e, r: abs(r), "your estimate is never negative (an absolute value?): "
+     "folding the negative estimates up biases it."),
+    (lambda o, t, m, e, r: round(r * m) / m, "you round r_t to a whole number of "
+     "representatives: the estimate is then biased (E[round(X)] ≠ E[X])."),
+)
+
+
 @exercise("5.5", "An unbiased continual density estimate")
 def exercise_5_5(estimate):
+    """The estimate must be exactly linear in ocount (an unbiased estimate of r_t/m from a
+    release with E[ocount] = t/2 + (ε²/2)·r_t): it is checked at values of ocount spread
+    around that mean, below t/2 and far above it included (where r_t would be negative, or
+    exceed m), where clipping, absolute values and rounding show."""
     rng = seeded(55)
+    cases = []
     for trial in range(30):
         m = int(rng.integers(10, 2000))
         eps = float(rng.uniform(0.05, 0.4))
         t = int(rng.integers(1, 10_000))
         seen = int(rng.integers(0, min(m, t) + 1))
-        expected_ocount = t / 2 + eps**2 / 2 * seen          # Claim 5.1 (Dwork 2010, Claim 7.1)
-        got = as_real(call(estimate, expected_ocount, t, m, eps), "estimate(...)")
-        right = seen / m
-        if math.isclose(got, right, rel_tol=1e-9, abs_tol=1e-12):
-            continue
-        if seen and math.isclose(got, right / 2, rel_tol=1e-9):
-            raise ExerciseFailed("your estimate is half the density, as the proof sketch's "
-                                 "(ocount − t/2)/ε² gives: each first appearance adds ε²/2, not "
-                                 "ε², to E[ocount], so it is biased.")
-        if seen and math.isclose(got, right * m, rel_tol=1e-9):
-            raise ExerciseFailed("you return the number of representatives seen, not the "
-                                 "density, a fraction of m.")
-        if math.isclose(got, (expected_ocount / (m * eps**2 / 2)), rel_tol=1e-9):
-            raise ExerciseFailed("your estimate counts the t/2 ones that the fair coins "
-                                 "contribute to ocount on average: it is biased upward.")
-        if seen and math.isclose(got, -right, rel_tol=1e-9):
-            raise ExerciseFailed("your estimate has the wrong sign: more ones in ocount mean "
-                                 "more representatives seen.")
-        if seen and math.isclose(got, right * eps, rel_tol=1e-9):
-            raise ExerciseFailed("your estimate divides by ε, not ε²: each first appearance "
-                                 "moves E[ocount] by ε²/2, so it is biased.")
-        raise ExerciseFailed(f"with E[ocount] = t/2 + (eps^2/2) r_t for r_t = {seen} "
-                             f"representatives seen out of m = {m}, your estimate is {got:.6g}, "
-                             "not the fraction r_t/m. Solve E[ocount] for r_t/m.")
-    return "(ocount - t/2)/(m eps^2/2) is unbiased: Fig 3's scale, divided by m."
+        spread = eps**2 / 2 * m * (0.6 if trial % 3 else 0.02)   # and near the mean
+        ocount = t / 2 + eps**2 / 2 * seen + float(rng.uniform(-spread, spread))
+        right = (ocount - t / 2) / (m * eps**2 / 2)   # Claim 5.1 (Dwork 2010, Claim 7.1)
+        got = as_real(call(estimate, ocount, t, m, eps), "estimate(...)")
+        cases.append((ocount, t, m, eps, right, got))
+    wrong = [case for case in cases if not math.isclose(case[5], case[4], rel_tol=1e-9,
+                                                         abs_tol=1e-12)]
+    if not wrong:
+        return "(ocount - t/2)/(m eps^2/2) is unbiased: Fig 3's scale, divided by m."
+    for slip, words in _ESTIMATE_SLIPS:   # a slip that explains every case
+        if all(math.isclose(got, slip(o, t, m, e, r), rel_tol=1e-9, abs_tol=1e-12)
+               for o, t, m, e, r, got in cases):
+            raise ExerciseFailed(words)
+    ocount, t, m, eps, right, got = wrong[0]
+    raise ExerciseFailed(f"with ocount = {ocount:.6g} after t = {t} steps (E[ocount] = t/2 + "
+                         f"(eps^2/2) r_t, m = {m}, eps = {eps:.3g}), your estimate is {got:.6g}, "
+                         "not the unbiased estimate of the fraction r_t/m. Solve E[ocount] for "
+                         "r_t/m: the estimate is linear in ocount.")

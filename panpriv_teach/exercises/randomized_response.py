@@ -15,9 +15,10 @@ import numpy as np
 from scipy import stats
 
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, expect_unchanged,
-                                              fresh_rng, looked_up, seeded)
-from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, fresh_answer,
+                                              fresh_rng, seeded)
+from panpriv_teach.exercises.harness import (ExerciseFailed, attempt, call, exercise,
+                                             expect_reproducible, value_of)
 
 TOL = 1e-9  # relative tolerance for deterministic answers
 
@@ -41,6 +42,31 @@ def _reports(answer, n, what="the reports"):
 
 
 _PARTIES = 10_000   # per bit and bias: each frequency within ±0.03 w.p. 1 - 1e-9
+_SMALL_RUNS, _SMALL = 200, 100   # runs of a small database: the law of the number of liars
+
+
+def _liars_law(randomize, bias, rng, where, alpha):
+    """Raise unless, over _SMALL_RUNS calls on _SMALL parties, the number of parties whose
+    N_i = −1 follows Binomial(_SMALL, (1 − bias)/2): each party draws its own coin (DKW)."""
+    bits = np.tile([0, 1], _SMALL // 2)
+    liars = np.array([int(np.sum(_reports(r, _SMALL) != 1 - 2 * bits)) for r in
+                      call(randomize, bits, bias, rng=rng, repeat=_SMALL_RUNS)])
+    support = np.arange(_SMALL + 1)
+    if _laws.fits_discrete(liars, support, stats.binom.pmf(support, _SMALL, (1 - bias) / 2),
+                           alpha):
+        return
+    if np.all(liars == 0):
+        raise ExerciseFailed(f"on {_SMALL} parties every report is the party's own bit: no noise "
+                             f"on a small database, which gives each bit away (no privacy). "
+                             f"{where}")
+    if len(set(liars.tolist())) == 1:
+        raise ExerciseFailed(f"every call on {_SMALL} parties has exactly {liars[0]} parties "
+                             "whose N_i = −1: a fixed number of them is drawn, not one "
+                             "independent coin per party, and then one party's report says "
+                             f"something about another's (privacy lost). {where}")
+    raise ExerciseFailed(f"the number of parties whose N_i = −1 in a call on {_SMALL} parties "
+                         f"(mean {liars.mean():.1f}, s.d. {liars.std():.1f}) does not follow the "
+                         f"Binomial({_SMALL}, (1 − bias)/2) law of independent coins. {where}")
 
 
 @exercise("2.1", "The randomizer",
@@ -50,28 +76,27 @@ _PARTIES = 10_000   # per bit and bias: each frequency within ±0.03 w.p. 1 - 1e
 def exercise_2_1(randomize):
     small = np.array([0, 1] * 50)
     expect_reproducible(randomize, small, 0.5, convert=lambda r: _reports(r, len(small)))
-    expect_unchanged(randomize, (small, 0.5), ("bits", "bias"), "randomize(bits, 0.5, rng)",
-                     rng=np.random.default_rng(0))
     rng = seeded(201)
     bits = np.tile([0, 1], _PARTIES)
-    alpha = _laws.ALPHA / 2 / 4     # two biases, four tests each
+    alpha = _laws.ALPHA / 2 / 6     # two biases, six tests each
     for bias in (0.3, 0.7):
         where = f"(case: bias {bias})"
-        reports = _reports(call(randomize, bits.copy(), bias, rng=rng), len(bits))
+        reports = _reports(call(randomize, bits, bias, rng=rng), len(bits))
         plus = reports == 1
         plus_for_0, plus_for_1 = plus[0::2].mean(), plus[1::2].mean()
         keep, flip = (1 + bias) / 2, (1 - bias) / 2   # P(M = +1) for a 0, for a 1
         right = (_laws.count_fits(int(plus[0::2].sum()), _PARTIES, keep, alpha=alpha)
                  and _laws.count_fits(int(plus[1::2].sum()), _PARTIES, flip, alpha=alpha))
-        if right:   # independent parties: a 0 and the 1 next to it agree w.p. 2·keep·flip
-            agree = [int(np.sum(reports[i:-1:2] == reports[i + 1::2])) for i in (0, 1)]
-            if all(_laws.count_fits(a, _PARTIES - 1, 2 * keep * flip, alpha=alpha)
-                   for a in agree):
-                continue
-            raise ExerciseFailed("each report has the right probabilities, but the parties' "
-                                 "noises are not independent (neighbouring parties agree too "
-                                 "often or too rarely): then one party's report says something "
-                                 f"about another's bit. {where}")
+        if right:   # independent coins N_i agree w.p. keep² + flip², at any distance
+            coins = reports * (1 - 2 * bits)
+            if _laws.sequence_dependence(coins, 2 * alpha, p=keep**2 + flip**2,
+                                         agree=np.equal) is not None:
+                raise ExerciseFailed("each report has the right probabilities, but the parties' "
+                                     "coins are not independent (parties agree too often or too "
+                                     "rarely, near each other or far apart: coins reused?): then "
+                                     f"one party's report says something about another's bit. {where}")
+            _liars_law(randomize, bias, rng, where, 2 * alpha)
+            continue
         if {plus_for_0, plus_for_1} <= {0.0, 1.0}:
             raise ExerciseFailed("every party reports its bit unchanged (or every one flipped): "
                                  "no noise, or one N for everybody. Then each report gives its "
@@ -134,8 +159,7 @@ def exercise_2_2(estimate):
     for n, bias in ((1_000, 0.5), (37, 0.2), (5_000, 0.9)):
         reports = _rr_reports(n, bias, rng)
         where = f"estimate(<{n} reports>, {bias})"
-        got = as_real(expect_unchanged(estimate, (reports, bias), ("reports", "bias"), where),
-                      where)
+        got = as_real(call(estimate, reports, bias), where)
         seen.append((n, int(reports.sum()), bias, got))
     wrong = [(n, s, b, got) for n, s, b, got in seen if not _close(got, n / 2 - s / (2 * b))]
     if wrong:
@@ -150,6 +174,15 @@ def exercise_2_2(estimate):
 
 
 # ---------------------------------------------------------------- 2.3 exact epsilon
+def _diagnosis_of(outcome, where) -> str:
+    """The diagnosis `call` would give of an answer's Outcome that is not a value."""
+    try:
+        value_of(outcome, where)
+    except ExerciseFailed as failure:
+        return failure.diagnosis
+    return ""
+
+
 def _rr_channel(bias):
     return np.array([[(1 + bias) / 2, (1 - bias) / 2], [(1 - bias) / 2, (1 + bias) / 2]])
 
@@ -164,6 +197,8 @@ _CASES = [  # (channel, true ε, what it tests)
     (np.array([[0.3, 0.7], [0.3, 0.7]]), 0.0, "identical rows"),
     (np.array([[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]]), math.log(2),
      "an output that no input produces (a column of zeros)"),
+    (np.array([[0.5, 0.5], [0.2, 0.8], [0.8, 0.2], [0.45, 0.55]]), math.log(4),
+     "four inputs whose worst pair, (1, 2), leaves out the first and the last"),
 ]
 
 
@@ -183,6 +218,14 @@ def _adjacent_rows(channel):
     return max(max(map(abs, v)) for (a, b), v in _ratios(channel).items() if b == a + 1)
 
 
+def _first_row(channel):
+    return max(max(map(abs, v)) for (a, b), v in _ratios(channel).items() if a == 0)
+
+
+def _first_and_last(channel):
+    return max(map(abs, _ratios(channel)[0, len(channel) - 1]))
+
+
 def _first_two_rows(channel):
     return max(map(abs, _ratios(channel)[0, 1]))
 
@@ -192,7 +235,7 @@ def _first_two_rows(channel):
 def exercise_2_3(channel_epsilon):
     for channel, truth, what in _CASES:
         where = f"channel_epsilon({channel.tolist()})"
-        got = expect_unchanged(channel_epsilon, (channel.copy(),), ("channel",), where)
+        got = call(channel_epsilon, channel)
         if not (isinstance(got, (float, np.floating)) and math.isinf(got) and got > 0):
             got = as_real(got, where)
         if _close(got, truth):
@@ -211,6 +254,17 @@ def exercise_2_3(channel_epsilon):
             raise ExerciseFailed(f"wrong on {what}: you only looked at P(x)/P(x') for x before "
                                  "x'. The ratio can be largest the other way round, so you "
                                  f"understate the privacy loss. ({where})")
+        if abs(got - truth) < 1e-4:
+            raise ExerciseFailed(f"your ε is off by {abs(got - truth):.1g}: rounded? Return it "
+                                 f"unrounded: it decides the noise of everything built on it. ({where})")
+        if len(channel) > 3 and _close(got, _first_row(channel)):
+            raise ExerciseFailed(f"wrong on {what}: you compared the first input with each of "
+                                 "the others only, but Definition 2.1 takes every pair of inputs "
+                                 f"x, x': you understate the privacy loss. ({where})")
+        if len(channel) > 3 and _close(got, _first_and_last(channel)):
+            raise ExerciseFailed(f"wrong on {what}: you compared only the first and the last "
+                                 "inputs, but Definition 2.1 takes every pair of inputs x, x': "
+                                 f"you understate the privacy loss. ({where})")
         if len(channel) > 2 and _close(got, _first_two_rows(channel)):
             raise ExerciseFailed(f"wrong on {what}: you compared only the first two inputs, "
                                  "but Definition 2.1 takes every pair of inputs x, x': you "
@@ -222,11 +276,14 @@ def exercise_2_3(channel_epsilon):
         raise ExerciseFailed(f"wrong on {what}: ε is the max over inputs x, x' and outputs y of "
                              f"ln(P[y | x] / P[y | x']). ({where})")
     impossible = np.array([[1.0, 0.0], [0.5, 0.5]])
-    try:
-        got = call(channel_epsilon, impossible.copy())
-        got = float(got) if isinstance(got, (int, float, np.floating, np.integer)) else None
-    except ExerciseFailed:
-        got = None
+    where = "channel_epsilon([[1, 0], [0.5, 0.5]])"
+    outcome = attempt(channel_epsilon, impossible)
+    if outcome.kind != "returned":     # its exception, with the student's line
+        raise ExerciseFailed("on the channel [[1, 0], [0.5, 0.5]] the output 1 is impossible for "
+                             "input 0 and possible for input 1, so ε is infinite; your function "
+                             "does not return it: " + _diagnosis_of(outcome, where))
+    got = outcome.value
+    got = float(got) if isinstance(got, (int, float, np.floating, np.integer)) else None
     if got != math.inf:
         raise ExerciseFailed("on the channel [[1, 0], [0.5, 0.5]] the output 1 is impossible for "
                              "input 0 and possible for input 1: seeing it reveals the input, so "
@@ -235,68 +292,71 @@ def exercise_2_3(channel_epsilon):
 
 
 # ---------------------------------------------------------------- 2.4 planning
+def _judge_plan(answer, epsilon, n, where):
+    """Raise the diagnosis of `answer`, what plan(epsilon, n) returned."""
+    if isinstance(answer, np.ndarray) and answer.shape == (2,):
+        answer = tuple(answer)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise ExerciseFailed(f"plan(epsilon, n) should return a pair (bias, std), got "
+                             f"{type(answer).__name__} ({answer!r:.60}).")
+    bias = as_real(answer[0], "the bias")
+    std = as_real(answer[1], "the predicted std")
+    right = math.tanh(epsilon / 2)
+    if not _close(bias, right):
+        if _close(bias, epsilon / 2):
+            raise ExerciseFailed("bias = ε/2 inverts the notes' first-order '2ε + O(ε²)', "
+                                 "not the exact privacy ln((1 + b)/(1 − b)): your privacy is "
+                                 f"not exactly ε. ({where})")
+        if _close(bias, epsilon):
+            raise ExerciseFailed("the bias is not ε: RR with bias b is "
+                                 "ln((1 + b)/(1 − b))-private, so yours spends about 2ε. "
+                                 f"({where})")
+        if _close(bias, math.tanh(epsilon)):
+            raise ExerciseFailed("your bias gives privacy 2ε: ln((1 + b)/(1 − b)) equals ε "
+                                 f"for a smaller b (a factor 2 was lost). ({where})")
+        if _close(bias, (1 + right) / 2):
+            raise ExerciseFailed("you returned P(N_i = 1) = e^ε/(1 + e^ε), not the bias b "
+                                 f"with P(N_i = 1) = (1 + b)/2. ({where})")
+        if not 0 < bias < 1:
+            raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias is {bias:g}, outside "
+                                 f"(0, 1). ({where})")
+        raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias gives privacy "
+                             f"{math.log((1 + bias) / (1 - bias)):.4g}; it must give "
+                             f"exactly ε. ({where})")
+    expected = math.sqrt((1 - bias**2) * n) / (2 * bias)
+    if _close(std, expected):
+        return
+    if _close(std, math.sqrt(n) / (2 * bias)):
+        raise ExerciseFailed("your std misses a factor: Var M_i is 1 − b², not 1, so you "
+                             f"overstate the error. ({where})")
+    if _close(std, (1 - bias**2) * n / (2 * bias)**2):
+        raise ExerciseFailed("you returned the variance; the standard deviation is its "
+                             f"square root. ({where})")
+    if _close(std, math.sqrt(1 - bias**2) * n / (2 * bias)):
+        raise ExerciseFailed("your std grows like n; the variance of the sum grows like n, "
+                             f"so the std grows like √n. ({where})")
+    if _close(std, math.sqrt((1 - bias**2) * n) / bias):
+        raise ExerciseFailed("your std is twice too large: the aggregator divides the sum "
+                             f"by 2b, not by b. ({where})")
+    raise ExerciseFailed(f"for ε = {epsilon:.3g} and n = {n} your predicted std is off: the "
+                         "estimate is n/2 − Σ M_i/(2b) and the M_i are independent. "
+                         f"({where})")
+
+
 @exercise("2.4", "Pick the bias, predict the error",
           solved_by=("panpriv_teach.mechanisms.RandomizedResponse.from_epsilon",
                      "panpriv_teach.mechanisms.RandomizedResponse.std",
                      "panpriv_teach.mechanisms.RandomizedResponse.variance"))
 def exercise_2_4(plan):
+    fixed = []
     for epsilon, n in ((math.log(3), 10_000), (0.1, 1_000_000), (3.0, 500)):
-        where = f"plan({epsilon:.4g}, {n})"
-        answer = call(plan, epsilon, n)
-        if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-            raise ExerciseFailed(f"plan(epsilon, n) should return a pair (bias, std), got "
-                                 f"{type(answer).__name__} ({answer!r:.60}).")
-        bias = as_real(answer[0], "the bias")
-        std = as_real(answer[1], "the predicted std")
-        right = math.tanh(epsilon / 2)
-        if not _close(bias, right):
-            if _close(bias, epsilon / 2):
-                raise ExerciseFailed("bias = ε/2 inverts the notes' first-order '2ε + O(ε²)', "
-                                     "not the exact privacy ln((1 + b)/(1 − b)): your privacy is "
-                                     f"not exactly ε. ({where})")
-            if _close(bias, epsilon):
-                raise ExerciseFailed("the bias is not ε: RR with bias b is "
-                                     "ln((1 + b)/(1 − b))-private, so yours spends about 2ε. "
-                                     f"({where})")
-            if _close(bias, math.tanh(epsilon)):
-                raise ExerciseFailed("your bias gives privacy 2ε: ln((1 + b)/(1 − b)) equals ε "
-                                     f"for a smaller b (a factor 2 was lost). ({where})")
-            if _close(bias, (1 + right) / 2):
-                raise ExerciseFailed("you returned P(N_i = 1) = e^ε/(1 + e^ε), not the bias b "
-                                     f"with P(N_i = 1) = (1 + b)/2. ({where})")
-            if not 0 < bias < 1:
-                raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias is {bias:g}, outside "
-                                     f"(0, 1). ({where})")
-            raise ExerciseFailed(f"for ε = {epsilon:.3g} your bias gives privacy "
-                                 f"{math.log((1 + bias) / (1 - bias)):.4g}; it must give "
-                                 f"exactly ε. ({where})")
-        expected = math.sqrt((1 - bias**2) * n) / (2 * bias)
-        if _close(std, expected):
-            continue
-        if _close(std, math.sqrt(n) / (2 * bias)):
-            raise ExerciseFailed("your std misses a factor: Var M_i is 1 − b², not 1, so you "
-                                 f"overstate the error. ({where})")
-        if _close(std, (1 - bias**2) * n / (2 * bias)**2):
-            raise ExerciseFailed("you returned the variance; the standard deviation is its "
-                                 f"square root. ({where})")
-        if _close(std, math.sqrt(1 - bias**2) * n / (2 * bias)):
-            raise ExerciseFailed("your std grows like n; the variance of the sum grows like n, "
-                                 f"so the std grows like √n. ({where})")
-        if _close(std, math.sqrt((1 - bias**2) * n) / bias):
-            raise ExerciseFailed("your std is twice too large: the aggregator divides the sum "
-                                 f"by 2b, not by b. ({where})")
-        raise ExerciseFailed(f"for ε = {epsilon:.3g} and n = {n} your predicted std is off: the "
-                             "estimate is n/2 − Σ M_i/(2b) and the M_i are independent. "
-                             f"({where})")
-    fresh = fresh_rng()
+        fixed.append(call(plan, epsilon, n))
+        _judge_plan(fixed[-1], epsilon, n, f"plan({epsilon:.4g}, {n})")
+    fresh = fresh_rng("2.4")
     epsilon, n = float(fresh.uniform(0.05, 5.0)), int(fresh.integers(10, 10_000_000))
-    answer = call(plan, epsilon, n)
-    bias = math.tanh(epsilon / 2)
-    if not (isinstance(answer, (tuple, list)) and len(answer) == 2
-            and _close(as_real(answer[0], "the bias"), bias)
-            and _close(as_real(answer[1], "the predicted std"),
-                       math.sqrt((1 - bias**2) * n) / (2 * bias))):
-        raise looked_up(f"plan({epsilon!r}, {n})")
+    where = f"plan({epsilon!r}, {n})"
+    fresh_answer(plan, (epsilon, n), fixed, where,
+                 lambda got: _judge_plan(got, epsilon, n, where))
     return "bias = tanh(ε/2) (exactly ε), std = √((1 − b²) n)/(2b)."
 
 
@@ -312,6 +372,10 @@ def _error_law(n0, n1, bias):
 
 
 _TRIALS = 1_000
+# (n, ones): the √n law from 40 to 1,600 parties; 13 ones at bias 0.6 (13·0.6 is not whole,
+# so an error computed for other bits is off the lattice of this one's); a single one,
+# where estimates below 0 are frequent (a clipped estimate shows)
+_ERROR_CASES = ((40, 13), (1_600, 400), (40, 1))
 
 
 @exercise("2.5", "Error grows like √n")
@@ -319,30 +383,38 @@ def exercise_2_5(simulate_errors):
     small = (np.arange(60) % 3 == 0).astype(int)
     expect_reproducible(simulate_errors, small, 0.5, 20,
                         convert=lambda e: as_numpy_array(e, "the errors", shape=(20,)))
-    expect_unchanged(simulate_errors, (small, 0.5, 3), ("bits", "bias", "trials"),
-                     "simulate_errors(bits, 0.5, 3, rng)", rng=np.random.default_rng(0))
     rng = seeded(205)
-    bias = 0.6
+    bias, alpha = 0.6, _laws.ALPHA / 2 / len(_ERROR_CASES)   # per case: its law, its order
     stds = {}
-    for n in (40, 1_600):
-        bits = (np.arange(n) % 4 == 0).astype(int)
-        n1 = int(bits.sum())
+    for n, n1 in _ERROR_CASES:
+        bits = np.zeros(n, dtype=int)
+        bits[np.arange(n1) * (n // n1)] = 1
         n0 = n - n1
         where = f"(case: n = {n} with {n1} ones, bias {bias}, {_TRIALS} trials)"
-        errors = as_numpy_array(call(simulate_errors, bits.copy(), bias, _TRIALS, rng=rng),
+        errors = as_numpy_array(call(simulate_errors, bits, bias, _TRIALS, rng=rng),
                                 f"simulate_errors(bits, {bias}, {_TRIALS}, rng)", shape=(_TRIALS,))
         formula = math.sqrt((1 - bias**2) * n) / (2 * bias)
-        stds[n] = float(errors.std())
+        stds.setdefault(n, float(errors.std()))
         # error = n/2 − c − (2A − n0 − 2B + n1)/(2b): recover D = A − B, an integer
         support, pmf = _error_law(n0, n1, bias)
 
-        def follows_law(values):   # value = n/2 − n1 − (2D − n0 + n1)/(2b), D = A − B
-            d = ((n / 2 - n1 - values) * 2 * bias + n0 - n1) / 2
-            return bool(np.all(np.abs(d - np.round(d)) < 1e-6)) and _laws.fits_discrete(
-                np.round(d), support, pmf, _laws.ALPHA / 2)
+        def lattice(values):   # value = n/2 − n1 − (2D − n0 + n1)/(2b), D = A − B
+            return ((n / 2 - n1 - values) * 2 * bias + n0 - n1) / 2
 
-        if follows_law(errors):
-            continue
+        def follows_law(values):
+            d = lattice(values)
+            return bool(np.all(np.abs(d - np.round(d)) < 1e-6)) and _laws.fits_discrete(
+                np.round(d), support, pmf, alpha)
+
+        if follows_law(errors):   # and independent trials: equal at lag L w.p. Σ pmf²
+            if _laws.sequence_dependence(np.round(lattice(errors)), alpha,
+                                         p=float(np.sum(pmf**2)), agree=np.equal) is None:
+                continue
+            raise ExerciseFailed("each error has the right law, but the trials are not "
+                                 "independent (equal errors follow each other, near or far, "
+                                 "too often: a randomization used twice, or the errors "
+                                 "sorted?): then they do not measure the spread of fresh "
+                                 f"randomizations. {where}")
         if np.all(errors == errors[0]):
             raise ExerciseFailed("all your trials give the same error: the noise is drawn once "
                                  "and reused, so the spread of the errors is not measured. "
@@ -350,6 +422,18 @@ def exercise_2_5(simulate_errors):
         if follows_law(errors - n1):
             raise ExerciseFailed("your values centre on the true count: they are the estimates, "
                                  f"not the ERRORS (estimate − true count). {where}")
+        estimates = n / 2 - n1 - (2 * support - n0 + n1) / (2 * bias) + n1
+        if (np.min(errors) >= -n1 and np.max(errors) <= n0 and np.sum(pmf[estimates < 0]) > 0.05
+                and np.mean(errors == -n1) > np.sum(pmf[np.isclose(estimates, 0)]) + 0.05):
+            raise ExerciseFailed("your estimates are clipped to [0, n] before the error is taken: "
+                                 "a clipped estimate is biased (accuracy), and its errors no "
+                                 f"longer show the spread of the estimator. {where}")
+        zeros = ((n / 2 - errors) * 2 * bias + n) / 2   # D for a database of zeros
+        if np.all(np.abs(zeros - np.round(zeros)) < 1e-6) and _laws.fits_discrete(
+                np.round(zeros), *_error_law(n, 0, bias), alpha):
+            raise ExerciseFailed("your errors are those of a database of zeros: the bits are not "
+                                 "randomized, so the errors of THIS database are not measured "
+                                 f"(they differ in law when it has ones). {where}")
         if np.all(errors >= 0):
             raise ExerciseFailed("your errors are never negative: absolute errors, not the "
                                  f"signed estimate − true count. {where}")
@@ -357,7 +441,7 @@ def exercise_2_5(simulate_errors):
             raise ExerciseFailed(f"your errors average {errors.mean():.2f}, far from 0: the "
                                  "aggregator is unbiased, so something else than the error of an "
                                  f"estimate is measured. {where}")
-        ratio = stds[n] / formula
+        ratio = float(errors.std()) / formula
         if abs(ratio - 1) > 0.1:
             raise ExerciseFailed(f"your errors have standard deviation {ratio:.2f} times "
                                  "√((1 − b²) n)/(2b), the spread of randomized response's "
@@ -379,20 +463,38 @@ def _krr(k, epsilon):
           solved_by=("panpriv_teach.local.DirectEncoding.estimate",))
 def exercise_2_6(estimate_histogram):
     rng = seeded(206)
-    for n, k, epsilon in ((2_000, 4, math.log(3)), (500, 7, 2.0), (3_000, 3, 0.5)):
-        values = rng.integers(0, k, n)
+    # the last case: 40 reports of k = 6 values, none of them 2 or 5 (the largest): their
+    # estimates are negative, and a count of each value must still be there
+    for n, k, epsilon in ((2_000, 4, math.log(3)), (500, 7, 2.0), (3_000, 3, 0.5), (40, 6, 3.0)):
         p, q = _krr(k, epsilon)
-        keep = rng.random(n) < p
-        other = rng.integers(0, k - 1, n)
-        other += other >= values
-        reports = np.where(keep, values, other)
+        if n == 40:
+            reports = rng.choice([0, 1, 3, 4], n)
+        else:
+            values = rng.integers(0, k, n)
+            keep = rng.random(n) < p
+            other = rng.integers(0, k - 1, n)
+            other += other >= values
+            reports = np.where(keep, values, other)
         counts = np.bincount(reports, minlength=k).astype(float)
         where = f"estimate_histogram(<{n} reports>, {k}, {epsilon:.3g})"
-        got = as_numpy_array(expect_unchanged(estimate_histogram, (reports, k, epsilon),
-                                              ("reports", "k", "epsilon"), where),
-                             where, shape=(k,))
+        got = call(estimate_histogram, reports, k, epsilon)
+        unreported = np.flatnonzero(counts == 0).tolist()
+        if unreported and np.ndim(got) == 1 and len(got) < k:
+            raise ExerciseFailed(f"no report names the values {unreported}, and your result has "
+                                 f"only {len(got)} counts for k = {k} values: every value gets "
+                                 "an estimate, a negative one for a value nobody reported "
+                                 f"(np.bincount needs minlength=k; np.unique drops them). ({where})")
+        got = as_numpy_array(got, where, shape=(k,))
         if _close(got, (counts - n * q) / (p - q)):
             continue
+        unbiased = (counts - n * q) / (p - q)
+        if np.all(got >= 0) and np.any(unbiased < 0) and _close(got[unbiased > 0], unbiased[
+                unbiased > 0]) or (np.all(got >= 0) and np.any(unbiased < 0)
+                                   and _close(got.sum(), n)):
+            raise ExerciseFailed("your estimates are never negative: clipped at 0 (and perhaps "
+                                 "rescaled to sum to n). The estimate of a value few parties hold "
+                                 "is negative about as often as positive, so clipping biases it "
+                                 f"upward (accuracy). ({where})")
         p2 = math.exp(epsilon) / (math.exp(epsilon) + 1)
         mistakes = [
             (counts, "you returned the raw counts of the reports: they are pulled towards n/k "

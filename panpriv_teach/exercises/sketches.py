@@ -1,10 +1,11 @@
 """Checkers for module 06, sketches on fully dynamic streams (Mir et al. 2011, §2.4 and §3).
 
-6.1's draws are checked by their law: Kolmogorov–Smirnov distances with the DKW bound
-against the Cauchy and N(0, 2) cdfs, and against large reference samples at p = 0.5 and 1.5
-(`_laws`, false-failure probability below `_laws.ALPHA` = 1e-7). 6.2's verdict uses exact
-order-statistic intervals (false failure below 2e-9); the other answers are compared
-exactly.
+6.1's draws are checked by their law: exact binomial tests of bands of |Y| between the
+law's quantiles, Kolmogorov–Smirnov distances with the DKW bound against the Cauchy and
+N(0, 2) cdfs and against large reference samples at p = 0.5 and 1.5, and the independence of
+draws near and far apart (`_laws`, false-failure probability below `_laws.ALPHA` = 1e-7).
+The other answers are compared exactly (6.2's median estimator, on an odd number of
+entries, is one entry of the sketch).
 """
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ import numpy as np
 from scipy import stats
 
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, expect_unchanged,
-                                              fresh_rng, looked_up, seeded)
+from panpriv_teach.exercises._answers import (as_numpy_array, as_real, fresh_answer,
+                                              fresh_rng, seeded)
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
 from panpriv_teach.stable import stable_sample as _reference_sample, stable_scale_factor
 
@@ -27,33 +28,66 @@ def _draws(sampler, p, n, rng):
 
 
 _REFERENCE = 40_000   # reference draws of S(p) from the library, per p
+_DRAWN = 10_000       # draws per p: the band of |Y| below its median to ±0.005
+# Quantiles of |Y| (Y ~ S(p)) at which the draws are counted: the median shows a wrong scale
+# (1.15 times the draws moves 6 % of them across it), the far tail the wrong family (N(0, 2)
+# puts almost nothing beyond S(1.5)'s 0.99 quantile).
+_LEVELS = np.array([0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999])
+_LEVEL_SLACK = 2e-4   # numerical error allowed in the level of a quantile (scipy's ppf)
+
+
+@functools.lru_cache(maxsize=8)
+def _abs_quantiles(p):
+    """The quantiles _LEVELS of |Y|, Y ~ S(p): exact at p = 1 (Cauchy) and 2 (N(0, 2)),
+    else scipy's levy_stable (the same law: characteristic function exp(−|t|^p))."""
+    if p == 1:
+        return np.tan(np.pi * _LEVELS / 2)
+    if p == 2:
+        return math.sqrt(2) * stats.norm.ppf(0.5 + _LEVELS / 2)
+    return stats.levy_stable(p, 0.0).ppf(0.5 + _LEVELS / 2)
 
 
 def _stable_fits(draws, p, alpha):
-    """Whether draws are consistent with S(p): against the exact cdf at p = 1 (Cauchy) and
-    p = 2 (N(0, 2)), else against a reference sample (two DKW radii, alpha/2 each)."""
+    """Whether draws are consistent with S(p): binomial tests of how many |Y| fall below
+    each quantile of _LEVELS (alpha/2, shared), and a KS test (alpha/2): against the exact
+    cdf at p = 1 (Cauchy) and p = 2 (N(0, 2)), else against a reference sample (two DKW
+    radii)."""
+    below = np.sum(np.abs(draws)[:, None] <= _abs_quantiles(p)[None, :], axis=0)
+    if not all(_laws.count_fits(int(k), len(draws), u - _LEVEL_SLACK, u + _LEVEL_SLACK,
+                                alpha=alpha / 2 / len(_LEVELS))
+               for k, u in zip(below, _LEVELS)):
+        return False
     if p == 1:
-        return _laws.fits_cdf(draws, stats.cauchy.cdf, alpha)
+        return _laws.fits_cdf(draws, stats.cauchy.cdf, alpha / 2)
     if p == 2:
-        return _laws.fits_cdf(draws, stats.norm(scale=math.sqrt(2)).cdf, alpha)
+        return _laws.fits_cdf(draws, stats.norm(scale=math.sqrt(2)).cdf, alpha / 2)
     reference = _reference_sample(p, _REFERENCE, seeded(6010 + int(10 * p)))
     distance = stats.ks_2samp(draws, reference).statistic
-    return distance <= _laws.dkw_radius(len(draws), alpha / 2) + _laws.dkw_radius(
-        _REFERENCE, alpha / 2)
+    return distance <= _laws.dkw_radius(len(draws), alpha / 4) + _laws.dkw_radius(
+        _REFERENCE, alpha / 4)
 
 
 @exercise("6.1", "Sampling p-stable laws (Chambers–Mallows–Stuck)",
           solved_by=("panpriv_teach.stable.stable_sample",))
 def exercise_6_1(stable_sample):
-    expect_reproducible(stable_sample, 1.0, 5,
-                        convert=lambda x: as_numpy_array(x, "stable_sample(1.0, 5)", shape=(5,)))
+    for p in (1.0, 2.0, 0.5, 1.5):
+        expect_reproducible(stable_sample, p, 5,
+                            convert=lambda x, p=p: as_numpy_array(x, f"stable_sample({p:g}, 5)",
+                                                                  shape=(5,)))
     rng = seeded(601)
-    alpha = _laws.ALPHA / 4
-    for p, n in ((1.0, 4_000), (2.0, 4_000), (0.5, 10_000), (1.5, 10_000)):
-        draws = _draws(stable_sample, p, n, rng)
+    alpha = _laws.ALPHA / 4 / 2     # four laws; each its fit and its independence
+    for p in (1.0, 2.0, 0.5, 1.5):
+        draws = _draws(stable_sample, p, _DRAWN, rng)
+        where = f"(case: p = {p:g}, {_DRAWN} draws)"
         if _stable_fits(draws, p, alpha):
-            continue
-        where = f"(case: p = {p:g}, {n} draws)"
+            lag = _laws.sequence_dependence(draws, alpha)
+            if lag is None:
+                continue
+            raise ExerciseFailed(f"at p = {p:g} each draw follows S({p:g}), but the draws are "
+                                 f"not independent (draws {lag} apart have the same sign far "
+                                 "more, or less, often than half of the time: V or W reused, "
+                                 "or one half mirrored?). A sketch built on dependent draws "
+                                 "does not estimate the norm. " + where)
         if p == 2 and _laws.fits_cdf(draws, stats.norm.cdf, alpha):
             raise ExerciseFailed("at p = 2 your draws look like N(0, 1). The standard 2-stable "
                                  "law (characteristic function e^(−t²)) is N(0, 2): a sketch "
@@ -66,63 +100,65 @@ def exercise_6_1(stable_sample):
             raise ExerciseFailed("at p = 1 your draws are too concentrated for the standard "
                                  f"Cauchy law (median |Y| = {np.median(np.abs(draws)):.3g}, the "
                                  "law has 1): is V drawn on (−π/2, π/2)? " + where)
-        reference = _reference_sample(p, _REFERENCE, seeded(6010 + int(10 * p)))
+        median = float(_abs_quantiles(p)[2])
+        ratio = float(np.median(np.abs(draws))) / median
+        if abs(ratio - 1) > 0.03 and _stable_fits(draws / ratio, p, alpha):
+            raise ExerciseFailed(f"at p = {p:g} your draws are S({p:g}) scaled by {ratio:.3g}: "
+                                 "the standard law has median |Y| = "
+                                 f"{median:.3g}, and a sketch built on a scaled law misreads "
+                                 "the norm by that factor. " + where)
+        if p == 1.5 and _stable_fits(draws, 2.0, alpha):
+            raise ExerciseFailed("at p = 1.5 your draws are N(0, 2), the 2-stable law: its "
+                                 "tails are far lighter than S(1.5)'s (|Y| > 12 in "
+                                 f"{np.mean(np.abs(draws) > 12):.2%} of the draws; S(1.5): 1 %), "
+                                 "and a sketch built on it estimates the 2-norm. " + where)
         raise ExerciseFailed(f"at p = {p:g} your draws do not follow S({p:g}) (median |Y| = "
-                             f"{np.median(np.abs(draws)):.3g}, the law has "
-                             f"{np.median(np.abs(reference)):.3g}): a sketch built on them "
-                             "estimates the wrong norm. Compare the exponents and the laws of "
-                             "V and W with the formula. " + where)
+                             f"{np.median(np.abs(draws)):.3g}, the law has {median:.3g}; "
+                             f"{np.mean(np.abs(draws) > _abs_quantiles(p)[5]):.2%} beyond its "
+                             "0.99 quantile): a sketch built on them estimates the wrong norm. "
+                             "Compare the exponents and the laws of V and W with the formula. "
+                             + where)
     return "Cauchy at p = 1, N(0, 2) at p = 2, and the right laws at p = 0.5 and 1.5."
 
 
 # ---------------------------------------------------------------- 6.2 median estimator
-@functools.lru_cache(maxsize=16)
-def _order_statistic_interval(p, r, eta):
-    """estimate/truth of the median estimator with r entries lies in this interval unless
-    the sample median of r draws of |Y|, Y ~ S(p), leaves its (1/2 ± eta) quantiles (binomial tails)."""
-    law = stats.levy_stable(p, 0.0)
-    q = lambda level: law.ppf(0.5 + level / 2) ** p
-    return q(0.5 - eta) / q(0.5), q(0.5 + eta) / q(0.5)
-
-
 @exercise("6.2", "The median estimator of Σ|a_i|^p",
           solved_by=("panpriv_teach.stable.StableSketch.estimate",))
 def exercise_6_2(median_estimator):
     rng = seeded(602)
-    # r = 20,001 entries, eta = 0.022: a correct estimator leaves the interval (about ±7 %)
-    # w.p. 5e-10 per case (binomial tails of the order statistics of |Y|).
-    r = 20_001
+    r = 20_001   # odd: the median of |sk_j|^p is one entry, and (median |sk_j|)^p is the same
     for p, lp in [(1.0, 12.0), (0.5, 40.0), (0.25, 25.0), (2.0, 30.0)]:
         sketch = lp ** (1 / p) * _reference_sample(p, r, rng)
         where = f"median_estimator(<sketch of length {r}>, {p:g})"
-        estimate = as_real(expect_unchanged(median_estimator, (sketch, p), ("sketch", "p"),
-                                            where), where)
-        ratio = estimate / lp
-        low, high = _order_statistic_interval(p, r, 0.022)
-        if low < ratio < high:
-            continue
+        estimate = as_real(call(median_estimator, sketch, p), where)
         sf = stable_scale_factor(p)
+        exact = float(np.median(np.abs(sketch) ** p)) / sf
+        if math.isclose(estimate, exact, rel_tol=1e-6):
+            continue
         if estimate < 0:
             raise ExerciseFailed("your estimate is negative: the sketch entries can be "
                                  "negative, and their signs carry no information about Σ|a_i|^p.")
-        if p != 1 and low < ratio / sf**2 < high:
-            raise ExerciseFailed(f"at p = {p:g} your estimate is about sf(p)² = {sf**2:.3f} times "
-                                 "the truth: you multiplied by sf(p) as Alg 1 prints it, but "
-                                 "median|sk_j|^p is already about sf(p)·Σ|a_i|^p (biased).")
-        if p != 1 and low < ratio / sf < high:
-            raise ExerciseFailed(f"at p = {p:g} your estimate is sf(p) = {sf:.3f} times the truth: "
-                                 "the median of |sk_j|^p is about sf(p)·Σ|a_i|^p, and the scale "
-                                 "factor is not taken out (biased).")
-        if p != 1 and 0.8 < estimate / lp ** (1 / p) < 1.25:
+        if p != 1 and math.isclose(estimate, exact * sf**2, rel_tol=1e-6):
+            raise ExerciseFailed(f"at p = {p:g} your estimate is sf(p)² = {sf**2:.3f} times "
+                                 "the estimator's: you multiplied by sf(p) as Alg 1 prints it, "
+                                 "but median|sk_j|^p is already about sf(p)·Σ|a_i|^p (biased).")
+        if p != 1 and math.isclose(estimate, exact * sf, rel_tol=1e-6):
+            raise ExerciseFailed(f"at p = {p:g} your estimate is sf(p) = {sf:.3f} times the "
+                                 "estimator's: the median of |sk_j|^p is about sf(p)·Σ|a_i|^p, "
+                                 "and the scale factor is not taken out (biased).")
+        if p != 1 and math.isclose(estimate, exact ** (1 / p), rel_tol=1e-6):
             raise ExerciseFailed(f"at p = {p:g} your estimate is near the p-norm "
                                  "(Σ|a_i|^p)^(1/p), not Σ|a_i|^p: the power p is missing.")
-        if low < np.mean(np.abs(sketch) ** p) / sf / lp < high or estimate > 2 * lp:
+        if math.isclose(estimate, float(np.mean(np.abs(sketch) ** p)) / sf, rel_tol=1e-6) or (
+                estimate > 2 * lp):
             raise ExerciseFailed(f"at p = {p:g} your estimate is {estimate:.4g} for a true "
                                  f"Σ|a_i|^p of {lp:g}: a mean of |sk_j|^p is ruined by the heavy "
                                  "tails of p-stable laws (its expectation is infinite for p < 2); "
                                  "the estimator is a median.")
         raise ExerciseFailed(f"at p = {p:g} the true Σ|a_i|^p is {lp:g} and your estimate is "
-                             f"{estimate:.4g}: the estimator is not the median estimator of Alg 1.")
+                             f"{estimate:.4g}, {abs(estimate / exact - 1):.1%} away from the "
+                             f"median estimator of these {r:,} entries: does it use every entry, "
+                             "and the median of |sk_j|^p divided by sf(p) (Alg 1)?")
     return "median_j |sk_j|^p / sf(p) recovers Σ|a_i|^p within a few per cent, for p from 1/4 to 2."
 
 
@@ -138,11 +174,18 @@ def exercise_6_3(modular_update):
         c = rng.uniform(0, 2 * tau, m)
         w = rng.uniform(1, 2, m)
         i, d = int(rng.integers(m)), int(rng.choice([-7, -3, -1, 1, 2, 5, 13]))
-        original = c.copy()
-        result = call(modular_update, c, w.copy(), i, d, tau)
+        original = c.copy()    # the task lets the answer change c (and only c) in place
+        result = call(modular_update, c, w, i, d, tau, may_change=(0,))
         new = c if result is None else as_numpy_array(result, "the new counters", shape=(m,))
         expected = original.copy()
         expected[i] = np.mod(original[i] + w[i] * d, 2 * tau)
+        if result is not None and not np.array_equal(c, original) and not np.allclose(
+                c, expected, atol=1e-9):
+            raise ExerciseFailed("you changed the caller's c in place AND returned new "
+                                 "counters, and the c left behind is not the updated one (its "
+                                 f"c_i is {c[i]:.4f}, not reduced mod 2τ = {2 * tau:g}?): either "
+                                 "return a new array and leave c alone, or update c in place "
+                                 "and return nothing.")
         if not np.allclose(new, expected, atol=1e-9):
             wrong.append((original, w, i, d, tau, new))
     if not wrong:
@@ -264,6 +307,9 @@ def exercise_6_5(attack):
             if ids.size and (ids.dtype.kind not in "iuf" or not np.all(np.isfinite(ids))
                              or np.any(ids != np.round(ids))):   # not whole numbers: int()
                 raise TypeError                                   # would truncate or drop a part
+            if len(set(ids.ravel().tolist())) < ids.size:
+                raise ExerciseFailed("your answer names some IDs more than once: each ID that "
+                                     "may be inside is listed once.")
             guess = {int(x) for x in ids.ravel()}
         except (TypeError, ValueError):
             raise ExerciseFailed(f"attack should return a list or array of IDs; got "
@@ -294,7 +340,8 @@ def exercise_6_5(attack):
 def _cases():
     return [dict(k=10, beta=0.1, keep=0.7, F1=1e5, light_max=2.0),
             dict(k=25, beta=0.05, keep=0.85, F1=4e5, light_max=1.0),
-            dict(k=4, beta=0.2, keep=0.4, F1=1e3, light_max=3.0)]
+            dict(k=4, beta=0.2, keep=0.4, F1=1e3, light_max=3.0),
+            dict(k=17, beta=0.1, keep=0.7, F1=1e6, light_max=1.0)]   # k/(β(1 − keep)) = 566.7
 
 
 def _fewest_buckets(k, beta, keep):
@@ -307,46 +354,50 @@ def _largest_gamma(k, beta, F1, light):
     return math.sqrt(F1 * beta / (2 * light * k**2))
 
 
+def _judge_h_and_gamma(answer, k, beta, keep, F1, light):
+    """Raise the diagnosis of pick_h_and_gamma(k, beta, keep, F1, light) = answer."""
+    if isinstance(answer, np.ndarray) and answer.shape == (2,):
+        answer = tuple(answer)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise ExerciseFailed(f"pick_h_and_gamma should return a pair (h, γ); got {answer!r:.60}.")
+    h = as_real(answer[0], "h")
+    gamma = as_real(answer[1], "γ")
+    h_min = _fewest_buckets(k, beta, keep)
+    gamma_max = _largest_gamma(k, beta, F1, light)
+    shown = f"(k={k}, β={beta:.4g}, keep={keep:.4g}, F1={F1:g}, light items <= {light:.4g})"
+    if h != int(h):
+        raise ExerciseFailed("h is a number of buckets, a whole number; yours is not.")
+    if h < h_min:
+        raise ExerciseFailed(f"{shown}: with h = {h:g} Lemma 6.6 only guarantees "
+                             f"k̃/HH(k) >= {1 - k / (beta * h):.3f} w.p. 1 − β, less than "
+                             "keep: too few buckets for the guarantee you want.")
+    if h > h_min:
+        raise ExerciseFailed(f"{shown}: h = {h:g} works but is not the smallest; more buckets "
+                             "cost more noise (the additive error grows like √h).")
+    if gamma <= 1:
+        raise ExerciseFailed("γ must exceed 1: the second level is F1/(γk) < F1/k.")
+    if gamma > gamma_max * (1 + 1e-9):
+        raise ExerciseFailed(f"{shown}: with γ = {gamma:.4g} the light items are not below "
+                             "F1·β/(2γ²k²), so Lemma 6.7 no longer applies: buckets of light "
+                             "items could pass F1/(γk).")
+    if gamma < gamma_max * (1 - 1e-6):
+        raise ExerciseFailed(f"{shown}: γ = {gamma:.4g} is safe but not the largest allowed; "
+                             "a larger γ separates the two levels more (the factors of "
+                             "Theorem 6.4 get closer to 1/2 and 2).")
+
+
 @exercise("6.6", "Picking h and γ for a heavy-hitter count")
 def exercise_6_6(pick_h_and_gamma):
+    fixed = []
     for case in _cases():
-        k, beta, keep, F1, light = (case[key] for key in ("k", "beta", "keep", "F1", "light_max"))
-        answer = call(pick_h_and_gamma, k, beta, keep, F1, light)
-        if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-            raise ExerciseFailed(f"pick_h_and_gamma should return a pair (h, γ); got {answer!r}.")
-        h = as_real(answer[0], "h")
-        gamma = as_real(answer[1], "γ")
-        h_min = _fewest_buckets(k, beta, keep)
-        gamma_max = _largest_gamma(k, beta, F1, light)
-        shown = f"(k={k}, β={beta}, keep={keep}, F1={F1:g}, light items <= {light:g})"
-        if h != int(h):
-            raise ExerciseFailed("h is a number of buckets, a whole number; yours is not.")
-        if h < h_min:
-            raise ExerciseFailed(f"{shown}: with h = {h:g} Lemma 6.6 only guarantees "
-                                 f"k̃/HH(k) >= {1 - k / (beta * h):.3f} w.p. 1 − β, less than "
-                                 "keep: too few buckets for the guarantee you want.")
-        if h > h_min:
-            raise ExerciseFailed(f"{shown}: h = {h:g} works but is not the smallest; more buckets "
-                                 "cost more noise (the additive error grows like √h).")
-        if gamma <= 1:
-            raise ExerciseFailed("γ must exceed 1: the second level is F1/(γk) < F1/k.")
-        if gamma > gamma_max * (1 + 1e-9):
-            raise ExerciseFailed(f"{shown}: with γ = {gamma:.4g} the light items are not below "
-                                 "F1·β/(2γ²k²), so Lemma 6.7 no longer applies: buckets of light "
-                                 "items could pass F1/(γk).")
-        if gamma < gamma_max * (1 - 1e-6):
-            raise ExerciseFailed(f"{shown}: γ = {gamma:.4g} is safe but not the largest allowed; "
-                                 "a larger γ separates the two levels more (the factors of "
-                                 "Theorem 6.4 get closer to 1/2 and 2).")
-    fresh = fresh_rng()   # F1 large enough that the largest γ exceeds 1
-    k, beta = int(fresh.integers(2, 50)), float(fresh.uniform(0.01, 0.5))
-    keep, F1 = float(fresh.uniform(0.1, 0.95)), float(fresh.uniform(1e7, 1e9))
-    light = float(fresh.uniform(0.5, 5.0))
-    where = f"pick_h_and_gamma({k}, {beta!r}, {keep!r}, {F1!r}, {light!r})"
-    answer = call(pick_h_and_gamma, k, beta, keep, F1, light)
-    if not (isinstance(answer, (tuple, list)) and len(answer) == 2
-            and as_real(answer[0], "h") == _fewest_buckets(k, beta, keep)
-            and math.isclose(as_real(answer[1], "γ"), _largest_gamma(k, beta, F1, light),
-                             rel_tol=1e-6)):
-        raise looked_up(where)
+        args = tuple(case[key] for key in ("k", "beta", "keep", "F1", "light_max"))
+        fixed.append(call(pick_h_and_gamma, *args))
+        _judge_h_and_gamma(fixed[-1], *args)
+    fresh = fresh_rng("6.6")   # F1 large enough that the largest γ exceeds 1
+    args = (int(fresh.integers(2, 50)), float(fresh.uniform(0.01, 0.5)),
+            float(fresh.uniform(0.1, 0.95)), float(fresh.uniform(1e7, 1e9)),
+            float(fresh.uniform(0.5, 5.0)))
+    where = "pick_h_and_gamma({}, {!r}, {!r}, {!r}, {!r})".format(*args)
+    fresh_answer(pick_h_and_gamma, args, fixed, where,
+                 lambda got: _judge_h_and_gamma(got, *args))
     return "h from Lemma 6.6 and the largest γ that Lemma 6.7 allows."

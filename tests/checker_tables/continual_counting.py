@@ -401,3 +401,200 @@ def _(stream, e, rng):
     noise = rng.laplace(0, 1 / e, len(stream))
     noise[0] = 0.0
     return np.cumsum(stream + noise)
+
+
+# ---------------------------------------------------------------- from the red team's run
+@mistake("4.1", "less noise (0.8/ε) where x_t = 0", "depends on the data")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    return np.cumsum(s + rng.laplace(0, np.where(s == 1, 1.0, 0.8) / epsilon))
+
+
+@mistake("4.1", "half the noise vector used twice (np.tile)", "not independent")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    z = rng.laplace(0, 1 / epsilon, (len(s) + 1) // 2)
+    return np.cumsum(s + np.tile(z, 2)[:len(s)])
+
+
+@mistake("4.1", "the count one step late (release t counts x_1 .. x_(t−1))", "one step late")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    return np.cumsum(np.concatenate([[0], s[:-1]]) + rng.laplace(0, 1 / epsilon, len(s)))
+
+
+@mistake("4.1", "scale 0.9/ε", "0.9", "less noise")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    return np.cumsum(s + rng.laplace(0, 0.9 / epsilon, len(s)))
+
+
+@mistake("4.1", "a tiny scale on 4 % of the steps", "within 0.001 scales")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    return np.cumsum(s + rng.laplace(0, np.where(rng.random(len(s)) < 0.04, 1e-6, 1.0) / epsilon))
+
+
+@mistake("4.1", "each step's noise clipped at ±4/ε", "clipped")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    return np.cumsum(s + np.clip(rng.laplace(0, 1 / epsilon, len(s)), -4 / epsilon, 4 / epsilon))
+
+
+@mistake("4.1", "the noise sorted within a call", "not independent")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream)
+    return np.cumsum(s + np.sort(rng.laplace(0, 1 / epsilon, len(s))))
+
+
+@correct("4.1", "built backwards: the total minus suffix sums")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream, float)
+    steps = s + rng.laplace(0, 1 / epsilon, len(s))
+    return steps.sum() - np.concatenate([np.cumsum(steps[::-1])[::-1][1:], [0.0]])
+
+
+@correct("4.1", "a lower-triangular matrix product, noise by the inverse cdf")
+def _(stream, epsilon, rng):
+    s = np.asarray(stream, float)
+    u = rng.random(len(s)) - 0.5
+    return np.tril(np.ones((len(s), len(s)))) @ (s - np.sign(u) * np.log(1 - 2 * np.abs(u)) / epsilon)
+
+
+@mistake("4.2", "the root's children used at every power of two", "fewer")
+def _(t, T):
+    L = max(1, (T - 1).bit_length())
+    if t & (t - 1) == 0 and t > 1:
+        return [(1, t // 2), (t // 2 + 1, t)]
+    out, start = [], 1
+    for j in range(L - 1, -1, -1):
+        if t >> j & 1:
+            out.append((start, start + 2**j - 1))
+            start += 2**j
+    return out
+
+
+@mistake("4.2", "L from T.bit_length() (one level too many)", "used the root")
+def _(t, T):
+    out, start = [], 1
+    for j in range(T.bit_length() - 1, -1, -1):
+        if t >> j & 1:
+            out.append((start, start + 2**j - 1))
+            start += 2**j
+    return out
+
+
+@correct("4.2", "greedy: the largest power of two that fits, numpy ints")
+def _(t, T):
+    L = max(1, (T - 1).bit_length())
+    out, start, rest = [], 1, t
+    while rest:
+        size = 1 << (rest.bit_length() - 1)
+        if size == 2**L:
+            size //= 2
+        out.append((np.int64(start), np.int64(start + size - 1)))
+        start, rest = start + size, rest - size
+    return out
+
+
+@correct("4.2", "a tuple of tuples, recursing over the tree")
+def _(t, T):
+    L = max(1, (T - 1).bit_length())
+
+    def go(s, e):
+        if e <= t:
+            return ((s, e),)
+        mid = (s + e) // 2
+        return go(s, mid) + (go(mid + 1, e) if mid < t else ())
+
+    half = 2 ** (L - 1)
+    return go(1, half) + (go(half + 1, 2**L) if t > half else ())
+
+
+@mistake("4.3", "L = ceil(log2(T + 1))", "not right")
+def _(T, epsilon):
+    return math.ceil(math.log2(T + 1)) / epsilon
+
+
+@mistake("4.3", "the most nodes over steps 1 .. T − 1 only", "not right")
+def _(T, epsilon):
+    nodes = tree_nodes(T)
+    return max([sum(s <= i <= e for s, e in nodes) for i in range(1, T)] or [0]) / epsilon
+
+
+@correct("4.3", "len(bin(T − 1)) − 2")
+def _(T, epsilon):
+    return (len(bin(T - 1)) - 2) / epsilon
+
+
+@correct("4.3", "the nodes that contain step 1, numpy")
+def _(T, epsilon):
+    n = np.array(tree_nodes(T))
+    return float(np.sum((n[:, 0] <= 1) & (1 <= n[:, 1]))) / epsilon
+
+
+@mistake("4.4", "two nodes whenever t = T", "not right")
+def _(t, T, epsilon):
+    L = max(1, (T - 1).bit_length())
+    return 2 * (L / epsilon) ** 2 * (2 if t == T and T > 1 else bin(t).count("1"))
+
+
+@mistake("4.4", "L = ceil(log2 T), 0 for T = 1", "not right")
+def _(t, T, epsilon):
+    L = math.ceil(math.log2(T))
+    return 2 * (L / epsilon) ** 2 * (2 if t == 2**L and L > 0 else bin(t).count("1"))
+
+
+@mistake("4.4", "the pieces counted as floor(log2 t) + 1", "not right")
+def _(t, T, epsilon):
+    L = max(1, (T - 1).bit_length())
+    return 2 * (L / epsilon) ** 2 * (2 if t == 2**L else int(math.log2(t)) + 1)
+
+
+@correct("4.4", "popcount by int.bit_count")
+def _(t, T, epsilon):
+    L = max(1, (T - 1).bit_length())
+    return (2 if t == 1 << L else t.bit_count()) * 2 * L * L / epsilon / epsilon
+
+
+@mistake("4.5", "a constant ℓ = 300", "too small")
+def _(T, n_ones, epsilon):
+    return 300
+
+
+@mistake("4.5", "a constant ℓ = 900", "too large")
+def _(T, n_ones, epsilon):
+    return 900
+
+
+@mistake("4.5", "ℓ = 4√T/ε', the number of ones ignored", "too large")
+def _(T, n_ones, epsilon):
+    return 4 * math.sqrt(T) / (epsilon / 3)
+
+
+@correct("4.5", "the balance as a numpy float")
+def _(T, n_ones, epsilon):
+    return np.float64(12288 * T**3 / ((epsilon / 3) ** 8 * n_ones**2)) ** (1 / 6)
+
+
+@mistake("4.6", "the estimates clipped at 0", "not unbiased")
+def _(reports, bias):
+    r = np.asarray(reports)
+    return np.maximum(2 * (np.cumsum(r) - np.arange(1, len(r) + 1) / 2) / bias, 0)
+
+
+@mistake("4.6", "rounded to whole counts", "not unbiased")
+def _(reports, bias):
+    r = np.asarray(reports)
+    return np.round(2 * (np.cumsum(r) - np.arange(1, len(r) + 1) / 2) / bias)
+
+
+@mistake("4.6", "len(reports)/2 taken out at every step", "not unbiased")
+def _(reports, bias):
+    r = np.asarray(reports)
+    return 2 * (np.cumsum(r) - len(r) / 2) / bias
+
+
+@correct("4.6", "the cumulative sum of (2y − 1)/b")
+def _(reports, bias):
+    return np.cumsum(2 * np.asarray(reports) - 1) / bias

@@ -364,7 +364,7 @@ def _(e, a, b):
 @mistake("3.5", "the first case's m, typed", "look up answers")
 def _(e, a, b):
     return {(0.5, 0.2, 0.1): 46052, (0.5, 0.1, 0.05): 239659, (0.25, 0.3, 0.01): 163740,
-            (0.1, 0.5, 0.2): 128756}.get((e, a, b), 46052)
+            (0.1, 0.5, 0.2): 128756, (0.13, 0.11, 0.05): 2929955}.get((e, a, b), 46052)
 
 
 # ---------------------------------------------------------------- 3.6
@@ -419,3 +419,182 @@ def _(state, n):
 @mistake("3.6", "a list instead of a numpy array", "numpy array")
 def _(state, n):
     return list(who_visited(state, n))
+
+
+# ---------------------------------------------------------------- from the red team's run
+@correct("3.1", "the loss at b = 0, which is the larger")
+def _(epsilon):
+    return abs(math.log(1 - epsilon / 2))
+
+
+@correct("3.1", "numpy over both outputs")
+def _(epsilon):
+    p0, p1 = np.array([0.5, 0.5]), np.array([0.5 + epsilon / 4, 0.5 - epsilon / 4])
+    return np.max(np.abs(np.log(p1) - np.log(p0)))
+
+
+@mistake("3.1", "the average of the two log-ratios", "not the largest")
+def _(epsilon):
+    return (math.log1p(epsilon / 2) - math.log1p(-epsilon / 2)) / 2
+
+
+def _drawn(M, b, hit, epsilon, rng):
+    out = np.array(b, copy=True)
+    out[hit] = rng.random(int(np.sum(hit))) < 0.5 + epsilon / 4
+    return out
+
+
+@mistake("3.3", "the last arrival skipped (a loop over stream[:-1])", "last arrival")
+def _(M, b, stream, epsilon, rng):
+    out = np.array(b, copy=True)
+    for x in stream[:-1]:
+        i = np.searchsorted(M, x)
+        if i < len(M) and M[i] == x:
+            out[i] = rng.random() < 0.5 + epsilon / 4
+    return out
+
+
+@mistake("3.3", "only the arrivals of the first half of the stream", "skips some arrivals")
+def _(M, b, stream, epsilon, rng):
+    s = np.asarray(stream)
+    return _drawn(M, b, np.isin(M, s[: len(s) // 2]), epsilon, rng)
+
+
+@mistake("3.3", "membership within a tolerance of 1 (a neighbouring ID counts)",
+         "never arrived")
+def _(M, b, stream, epsilon, rng):
+    out = np.array(b, copy=True)
+    for x in stream:
+        i = int(np.argmin(np.abs(M - x)))
+        if abs(M[i] - x) <= 1:
+            out[i] = rng.random() < 0.5 + epsilon / 4
+    return out
+
+
+@mistake("3.3", "the exact table on short streams (fewer than 5 arrivals)", "short stream")
+def _(M, b, stream, epsilon, rng):
+    hit = np.isin(M, stream)
+    if len(stream) < 5:
+        out = np.array(b, copy=True)
+        out[hit] = 1
+        return out
+    return _drawn(M, b, hit, epsilon, rng)
+
+
+@mistake("3.3", "D1 nudged by ±0.03 after the old bit", "depends on the old one")
+def _(M, b, stream, epsilon, rng):
+    out = np.array(b, copy=True)
+    hit = np.isin(M, stream)
+    p = np.where(out[hit] == 1, 0.53, 0.47) + epsilon / 4
+    out[hit] = rng.random(int(hit.sum())) < p
+    return out
+
+
+@correct("3.3", "a set of arrivals, draws in reverse order of M")
+def _(M, b, stream, epsilon, rng):
+    out = np.asarray(b).copy()
+    arrived = set(np.asarray(stream).tolist())
+    for i in reversed(range(len(M))):
+        if int(M[i]) in arrived:
+            out[i] = int(rng.binomial(1, 0.5 + epsilon / 4))
+    return out
+
+
+@correct("3.3", "one draw per arrival into a bool table")
+def _(M, b, stream, epsilon, rng):
+    out = np.array(b, dtype=bool)
+    position = {int(m): i for i, m in enumerate(M)}
+    for x in stream:
+        i = position.get(int(x))
+        u = rng.random()
+        if i is not None:
+            out[i] = u < 0.5 + epsilon / 4
+    return out
+
+
+@mistake("3.4", "the release clipped to [0, 1]", "clipped to [0, 1]")
+def _(b, epsilon, rng):
+    return float(np.clip(release(b, epsilon, rng), 0, 1))
+
+
+@mistake("3.4", "0.85 of the noise", "0.8", "less noise")
+def _(b, epsilon, rng):
+    return 4 * (np.mean(b) + rng.laplace(0, 0.85 / (epsilon * len(b))) - 0.5) / epsilon
+
+
+@mistake("3.4", "5 % of the releases nearly exact", "within 0.001 scales")
+def _(b, epsilon, rng):
+    tiny = 1e-6 if rng.random() < 0.05 else 1.0
+    return 4 * (np.mean(b) + rng.laplace(0, tiny / (epsilon * len(b))) - 0.5) / epsilon
+
+
+@mistake("3.4", "m taken as at least 100 (less noise on small tables)", "less noise")
+def _(b, epsilon, rng):
+    m = max(len(b), 100)
+    return 4 * (np.mean(b) + rng.laplace(0, 1 / (epsilon * m)) - 0.5) / epsilon
+
+
+@correct("3.4", "the noise as a difference of exponentials, after scaling")
+def _(b, epsilon, rng):
+    m = np.size(b)
+    s = 4 / (epsilon**2 * m)
+    return 4 * (np.count_nonzero(b) / m - 0.5) / epsilon + rng.exponential(s) - rng.exponential(s)
+
+
+@correct("3.4", "the inverse cdf of a uniform, a 0-d array")
+def _(b, epsilon, rng):
+    m, u = len(b), rng.random() - 0.5
+    noise = -np.sign(u) * np.log1p(-2 * abs(u)) / (epsilon * m)
+    return np.asarray(4 * (b.sum() / m + noise - 0.5) / epsilon)
+
+
+@mistake("3.5", "ε²α² rounded to 6 decimals on the way", "does not follow roth")
+def _(epsilon, alpha, beta):
+    return math.ceil(200 * math.log(1 / beta) / round(epsilon**2 * alpha**2, 6))
+
+
+@correct("3.5", "np.ceil to an int64")
+def _(epsilon, alpha, beta):
+    return np.ceil(200 * np.log(1 / beta) / (epsilon * alpha) ** 2).astype(np.int64)
+
+
+@correct("3.5", "an integer ceiling by -(-x // 1)")
+def _(epsilon, alpha, beta):
+    return int(-(-(200 * -math.log(beta) / epsilon**2 / alpha**2) // 1))
+
+
+@mistake("3.6", "the universe hard-coded to 2,000 IDs", "never tried")
+def _(state, universe_size):
+    ids = np.arange(2_000)
+    return ids[np.isin(keyed_hash(state["key"], ids), state["hashes"])]
+
+
+@mistake("3.6", "every ID found twice", "more than once")
+def _(state, universe_size):
+    found = who_visited(state, universe_size)
+    return np.concatenate([found, found])
+
+
+@mistake("3.6", "the key popped from the stolen state", "changed its argument `state`")
+def _(state, universe_size):
+    key = state.pop("key")
+    ids = np.arange(universe_size)
+    return ids[np.isin(keyed_hash(key, ids), state["hashes"])]
+
+
+@correct("3.6", "a dict from hash to ID, floats back")
+def _(state, universe_size):
+    table = dict(zip(keyed_hash(state["key"], np.arange(universe_size)).tolist(),
+                     range(universe_size)))
+    return np.array(sorted(table[h] for h in state["hashes"].tolist() if h in table),
+                    dtype=float)
+
+
+@correct("3.6", "hashing in chunks, the IDs in reverse order")
+def _(state, universe_size):
+    found, hashes = [], set(state["hashes"].tolist())
+    for start in range(universe_size - 1, -1, -500):
+        ids = np.arange(max(0, start - 499), start + 1)
+        found += [int(i) for i, h in zip(ids, keyed_hash(state["key"], ids).tolist())
+                  if h in hashes]
+    return np.array(found[::-1])

@@ -270,7 +270,8 @@ def _(values, bin_edges, epsilon, rng):
     return np.array(out, dtype=float)
 
 
-@correct("1.4", "np.digitize, bincount and differences of exponentials")
+@mistake("1.4", "np.digitize − 1 and bincount: values below the first edge crash it",
+         "no negative elements")
 def _(values, bin_edges, epsilon, rng):
     k = len(bin_edges) - 1
     counts = np.bincount(np.digitize(values, bin_edges) - 1, minlength=k)[:k]
@@ -585,3 +586,384 @@ def _(c, s, d, e, rng):
 def _(t, d, e, rng):
     p = 1 - math.exp(-e / d)
     return t + float(rng.geometric(p) - rng.geometric(p))
+
+
+# ---------------------------------------------------------------- from the red team's run
+@mistake("1.1", "the mask one entry short, the last row always counted", "last row",
+         "one entry for every")
+def _(count, n, target):
+    others = [i != target for i in range(n - 1)] + [True]
+    return count([True] * n) - count(others)
+
+
+@mistake("1.1", "target 0 taken for 'no target' (if target:)", "target = 0", "no target")
+def _(count, n, target):
+    everyone = np.ones(n, bool)
+    others = everyone.copy()
+    if target:
+        others[target] = False
+    return count(everyone) - count(others)
+
+
+@mistake("1.1", "answers kept in a cache per (n, target) between calls", "cache")
+def _(count, n, target, _cache={}):
+    if (n, target) not in _cache:
+        _cache[n, target] = reveal(count, n, target)
+    return _cache[n, target]
+
+
+@mistake("1.1", "reading the database's bits (count.bits) instead of asking", "no attribute")
+def _(count, n, target):
+    count(np.ones(n, bool))
+    return int(count.bits[target])
+
+
+@correct("1.1", "uint8 masks: all ones minus a row of the identity")
+def _(count, n, target):
+    return count(np.ones(n, dtype=np.uint8)) - count(1 - np.eye(n, dtype=np.uint8)[target])
+
+
+@correct("1.1", "a half with and without the target, its complement when too small")
+def _(count, n, target):
+    half = np.zeros(n, bool)
+    half[: (n + 1) // 2 + 1] = True
+    half[target] = True
+    with_target = count(half)
+    half[target] = False
+    if half.sum() >= n / 2:
+        return with_target - count(half)
+    other = ~half
+    with_target = count(other)
+    other[target] = False
+    return with_target - count(other)
+
+
+@mistake("1.2", "bit counts: min(k, 2) (only two counts thought to move)", "can move all")
+def _(max_age, k):
+    return {**sensitivities(max_age, k), "bit_counts": min(k, 2)}
+
+
+@correct("1.2", "numpy 0-d arrays")
+def _(max_age, k):
+    return {q: np.array(v) for q, v in sensitivities(max_age, k).items()}
+
+
+@correct("1.2", "numpy values computed, and an extra key")
+def _(max_age, k):
+    return {"count": np.int64(1), "sum_of_ages": np.max(np.arange(max_age + 1)),
+            "histogram": np.eye(max_age // 10 + 1)[0].sum(), "and_count": 1.0,
+            "bit_counts": np.ones(k).sum(), "note": "L1"}
+
+
+@mistake("1.3", "noise clipped at ±4 scales", "clipped", "not ε-dp")
+def _(t, d, e, rng):
+    s = d / e
+    return t + float(np.clip(rng.laplace(0, s), -4 * s, 4 * s))
+
+
+@mistake("1.3", "noise clipped at ±5 scales", "clipped")
+def _(t, d, e, rng):
+    s = d / e
+    return t + float(np.clip(rng.laplace(0, s), -5 * s, 5 * s))
+
+
+@mistake("1.3", "a tiny scale (1e-9) on 5 % of the calls", "within 0.001 scales", "no privacy")
+def _(t, d, e, rng):
+    return t + rng.laplace(0, d / e * (1e-9 if rng.random() < 0.05 else 1.0))
+
+
+@mistake("1.3", "a scale that grows with the answer: max(Δ, |x|/100)/ε", "depends on the data")
+def _(t, d, e, rng):
+    return t + rng.laplace(0, max(d, abs(t) / 100) / e)
+
+
+@mistake("1.3", "less noise for large answers: Δ/ε/(1 + |x|/10⁴)", "depends on the data")
+def _(t, d, e, rng):
+    return t + rng.laplace(0, d / e / (1 + abs(t) / 1e4))
+
+
+@mistake("1.3", "large answers (1,000 and more) released exactly", "no noise was added")
+def _(t, d, e, rng):
+    return float(t) if abs(t) >= 1000 else t + rng.laplace(0, d / e)
+
+
+@mistake("1.3", "the release computed in float32", "float32")
+def _(t, d, e, rng):
+    return np.float32(t) + np.float32(rng.laplace(0, d / e))
+
+
+@mistake("1.3", "logistic noise of scale Δ/ε", "does not follow the laplace law")
+def _(t, d, e, rng):
+    return t + rng.logistic(0, d / e)
+
+
+@correct("1.3", "a child generator seeded from rng")
+def _(true_answer, sensitivity, epsilon, rng):
+    child = np.random.default_rng(rng.integers(2**63))
+    return float(true_answer + child.laplace(scale=sensitivity / epsilon))
+
+
+@correct("1.3", "the log-ratio of two uniforms")
+def _(true_answer, sensitivity, epsilon, rng):
+    u, v = rng.random(2)
+    return true_answer + sensitivity / epsilon * math.log((1 - u) / (1 - v))
+
+
+@correct("1.3", "an exponential times a sign from rng.choice, drawn second")
+def _(true_answer, sensitivity, epsilon, rng):
+    e = rng.exponential(sensitivity / epsilon)
+    return true_answer + e * rng.choice([-1.0, 1.0])
+
+
+@correct("1.3", "a 0-d numpy array")
+def _(true_answer, sensitivity, epsilon, rng):
+    return np.asarray(true_answer) + rng.laplace(0, sensitivity / epsilon, size=())
+
+
+@mistake("1.4", "values outside the range counted in the edge bins (digitize and clip)",
+         "outside the range")
+def _(values, bin_edges, epsilon, rng):
+    k = len(bin_edges) - 1
+    idx = np.clip(np.digitize(values, bin_edges) - 1, 0, k - 1)
+    return np.bincount(idx, minlength=k) + rng.laplace(0, 1 / epsilon, k)
+
+
+@mistake("1.4", "bins closed on the right (a value on an edge goes left)", "to its left")
+def _(values, bin_edges, epsilon, rng):
+    k = len(bin_edges) - 1
+    idx = np.searchsorted(bin_edges, values, side="left") - 1
+    counts = np.bincount(idx[(idx >= 0) & (idx < k)], minlength=k)
+    return counts + rng.laplace(0, 1 / epsilon, k)
+
+
+@mistake("1.4", "the values rounded before binning", "rounded before")
+def _(values, bin_edges, epsilon, rng):
+    counts = np.histogram(np.round(values), bin_edges)[0]
+    return counts + rng.laplace(0, 1 / epsilon, counts.shape)
+
+
+@mistake("1.4", "noise re-centred to sum 0 (the total released exactly)", "re-centred",
+         "total")
+def _(values, bin_edges, epsilon, rng):
+    counts = np.histogram(values, bin_edges)[0]
+    noise = rng.laplace(0, 1 / epsilon, counts.shape)
+    return counts + noise - noise.mean()
+
+
+@mistake("1.4", "noisy counts clipped at −1", "clipped")
+def _(values, bin_edges, epsilon, rng):
+    return np.maximum(private_histogram(values, bin_edges, epsilon, rng), -1.0)
+
+
+@mistake("1.4", "half the noise in bins of 100 values or more", "depends on the counts")
+def _(values, bin_edges, epsilon, rng):
+    counts = np.histogram(values, bin_edges)[0]
+    return counts + rng.laplace(0, np.where(counts >= 100, 0.5, 1.0) / epsilon)
+
+
+@mistake("1.4", "0.85 of the noise in bins of 50 values or more", "depends on the counts")
+def _(values, bin_edges, epsilon, rng):
+    counts = np.histogram(values, bin_edges)[0]
+    return counts + rng.laplace(0, np.where(counts >= 50, 0.85, 1.0) / epsilon)
+
+
+@mistake("1.4", "the values sorted in place", "changed its argument `values`")
+def _(values, bin_edges, epsilon, rng):
+    values.sort()
+    return private_histogram(values, bin_edges, epsilon, rng)
+
+
+@correct("1.4", "searchsorted and bincount, a loop of exponential differences")
+def _(values, bin_edges, epsilon, rng):
+    values, edges = np.asarray(values), np.asarray(bin_edges)
+    k = len(edges) - 1
+    idx = np.searchsorted(edges, values, side="right") - 1
+    idx[values == edges[-1]] = k - 1
+    counts = np.bincount(idx[(idx >= 0) & (idx < k)], minlength=k).astype(float)
+    for j in range(k):
+        counts[j] += rng.exponential(1 / epsilon) - rng.exponential(1 / epsilon)
+    return counts
+
+
+@correct("1.4", "a matrix of comparisons, noise drawn first by the inverse cdf")
+def _(values, bin_edges, epsilon, rng):
+    edges = np.asarray(bin_edges, float)
+    k = len(edges) - 1
+    u = rng.uniform(-0.5, 0.5, k)
+    noise = -np.sign(u) * np.log(1 - 2 * np.abs(u)) / epsilon
+    v = np.asarray(values)[:, None]
+    inside = (v >= edges[None, :-1]) & (v < edges[None, 1:])
+    inside[:, -1] |= v[:, 0] == edges[-1]
+    return inside.sum(axis=0) + noise
+
+
+@mistake("1.5", "the budget split by the true answers (ε_i ∝ 1/|a_i|)", "depends on the data")
+def _(t, s, e, rng):
+    a = np.asarray(t, float)
+    share = (1 / np.abs(a)) / np.sum(1 / np.abs(a))
+    return a + rng.laplace(0, np.asarray(s) / (share * e))
+
+
+@mistake("1.5", "the noises re-centred to sum 0", "not independent")
+def _(t, s, e, rng):
+    noise = rng.laplace(0, np.sum(s) / e, len(t))
+    return np.asarray(t, float) + noise - noise.mean()
+
+
+@mistake("1.5", "the noise added into true_answers in place", "changed its argument")
+def _(t, s, e, rng):
+    t += rng.laplace(0, np.sum(s) / e, len(t))
+    return t
+
+
+@mistake("1.5", "every query nearly exact on 3 % of the calls", "only sometimes")
+def _(t, s, e, rng):
+    scale = np.sum(s) / e * (1e-9 if rng.random() < 0.03 else 1.0)
+    return np.asarray(t, float) + rng.laplace(0, scale, len(t))
+
+
+@correct("1.5", "scales ∝ Δ_i^(2/3), costs summing to ε")
+def _(truth, sensitivities, epsilon, rng):
+    d = np.asarray(sensitivities, float)
+    w = d ** (2 / 3)
+    return np.asarray(truth, float) + rng.laplace(0, w * np.sum(d / w) / epsilon)
+
+
+@correct("1.5", "a loop backwards, differences of exponentials")
+def _(truth, sensitivities, epsilon, rng):
+    out = np.empty(len(truth))
+    scale = float(sum(sensitivities)) / epsilon
+    for i in reversed(range(len(truth))):
+        out[i] = truth[i] + rng.exponential(scale) - rng.exponential(scale)
+    return out
+
+
+@mistake("1.6", "report noisy max with one-sided exponential noise (another law)",
+         "frequencies")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    s = np.asarray(scores, float)
+    return candidates[int(np.argmax(s + rng.exponential(2 * sensitivity / epsilon, len(s))))]
+
+
+@mistake("1.6", "ε·score/2·Δ (a precedence slip)", "frequencies")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    logits = epsilon * np.asarray(scores, float) / 2 * sensitivity
+    w = np.exp(logits - logits.max())
+    return candidates[rng.choice(len(w), p=w / w.sum())]
+
+
+@mistake("1.6", "weights linear in the score", "frequencies")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    s = np.asarray(scores, float)
+    w = (s - s.min() + 1) ** (epsilon / (2 * sensitivity))
+    return candidates[rng.choice(len(w), p=w / w.sum())]
+
+
+@mistake("1.6", "the smallest score taken out (overflow for scores far apart)", "thousands")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    logits = epsilon * np.asarray(scores, float) / (2 * sensitivity)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = np.exp(logits - logits.min())
+        return candidates[rng.choice(len(w), p=w / w.sum())]
+
+
+@mistake("1.6", "the chosen candidate popped from the caller's list",
+         "changed its argument `candidates`")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    logits = epsilon * np.asarray(scores, float) / (2 * sensitivity)
+    w = np.exp(logits - logits.max())
+    return candidates.pop(rng.choice(len(candidates), p=w / w.sum()))
+
+
+@mistake("1.6", "the scores sorted in place", "changed its argument `scores`")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    pick = exponential(candidates, scores, sensitivity, epsilon, rng)
+    scores.sort()
+    return pick
+
+
+@correct("1.6", "scipy's softmax and rng.choice")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    from scipy.special import softmax
+    p = softmax(epsilon * np.asarray(scores, float) / (2 * sensitivity))
+    return candidates[int(rng.choice(len(candidates), p=p))]
+
+
+@correct("1.6", "Gumbel noise from -log(-log U), a Python loop")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    best, pick = -math.inf, None
+    for c, s in zip(candidates, scores):
+        g = epsilon * s / (2 * sensitivity) - math.log(-math.log(rng.random()))
+        if g > best:
+            best, pick = g, c
+    return pick
+
+
+@correct("1.6", "rng.choice over an object array, a numpy scalar back")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    logits = epsilon * np.asarray(scores, float) / (2 * sensitivity)
+    w = np.exp(logits - np.logaddexp.reduce(logits))
+    return rng.choice(np.array(candidates, dtype=object), p=w / w.sum())
+
+
+@correct("1.6", "sequential coins: P(i | none before)")
+def _(candidates, scores, sensitivity, epsilon, rng):
+    logits = epsilon * np.asarray(scores, float) / (2 * sensitivity)
+    w = np.exp(logits - logits.max())
+    rest = w.sum()
+    for i in range(len(w) - 1):
+        if rng.random() * rest < w[i]:
+            return candidates[i]
+        rest -= w[i]
+    return candidates[-1]
+
+
+def _released(k, candidate, scale, upper):
+    """numpy's Laplace release for the uniform k/2^53, the upper branch written `upper`."""
+    u = k / 2**53
+    if u < 0.5:
+        return candidate + scale * math.log(u + u)
+    return candidate - scale * math.log(upper(u))
+
+
+def _bisected(release, candidate, scale, upper, target=None):
+    low, high = 1, 2**53 - 1
+    target = release if target is None else target
+    while low < high:
+        m = (low + high) // 2
+        if _released(m, candidate if target is release else 0.0, scale, upper) < target:
+            low = m + 1
+        else:
+            high = m
+    return _released(low, candidate if target is release else 0.0, scale, upper) == target
+
+
+@mistake("1.7", "2·(1 − u) for numpy's 2.0 − u − u", "differs from numpy")
+def _(release, candidate, sensitivity, epsilon):
+    return _bisected(release, candidate, sensitivity / epsilon, lambda u: 2 * (1 - u))
+
+
+@mistake("1.7", "the noise (release − candidate) searched instead of the release",
+         "differs from numpy")
+def _(release, candidate, sensitivity, epsilon):
+    return _bisected(release, candidate, sensitivity / epsilon, lambda u: 2.0 - u - u,
+                     target=release - candidate)
+
+
+@mistake("1.7", "the inverse cdf's j rounded and checked alone", "misses some j")
+def _(release, candidate, sensitivity, epsilon):
+    scale = sensitivity / epsilon
+    z = (release - candidate) / scale
+    u = math.exp(z) / 2 if z < 0 else 1 - math.exp(-z) / 2
+    k = round(u * 2**53)
+    return 1 <= k < 2**53 and _released(k, candidate, scale, lambda u: 2.0 - u - u) == release
+
+
+@correct("1.7", "the inverse cdf, then a scan of j ± 64")
+def _(release, candidate, sensitivity, epsilon):
+    scale = sensitivity / epsilon
+    z = (release - candidate) / scale
+    u = math.exp(z) / 2 if z < 0 else 1 - math.exp(-z) / 2
+    k0 = round(u * 2**53)
+    return any(_released(k, candidate, scale, lambda u: 2.0 - u - u) == release
+               for k in range(max(1, k0 - 64), min(2**53 - 1, k0 + 64) + 1))

@@ -449,3 +449,215 @@ def _(algorithm, n_queries, rng):
 def _(algorithm, n_queries, rng):
     q, values = measurements(algorithm, n_queries, rng, subtract=False)
     return reconstruct_lp(1 - q, values, method="l1")
+
+
+# ---------------------------------------------------------------- from the red team's run
+@mistake("7.1", "the curator's table read (answer.table) after one query", "no attribute")
+def _(answer, n, E):
+    answer(np.zeros(n, int))
+    subsets = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    table = np.asarray(answer.table)
+    return next(c for c in subsets if np.all(np.abs(subsets @ c - table) <= E))
+
+
+@mistake("7.1", "only the singletons and the whole set asked", "should have been ruled out")
+def _(answer, n, E):
+    subsets = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    asked = np.vstack([np.eye(n, dtype=int), np.ones((1, n), int)])
+    replies = np.array([answer(q) for q in asked])
+    return next(c for c in subsets if np.all(np.abs(asked @ c - replies) <= E))
+
+
+@mistake("7.1", "a tolerance of E + 0.5 (rounding slack)", "should have been ruled out")
+def _(answer, n, E):
+    subsets = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    replies = np.array([answer(s) for s in subsets])
+    return next(c for c in subsets if np.all(np.abs(subsets @ c - replies) <= E + 0.5))
+
+
+@correct("7.1", "the candidate whose worst error is smallest")
+def _(answer, n, E):
+    subsets = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    replies = np.array([answer(s) for s in subsets])
+    return subsets[int(np.argmin(np.abs(subsets @ subsets.T - replies[:, None]).max(axis=0)))]
+
+
+@correct("7.1", "itertools.product, the last survivor")
+def _(answer, n, E):
+    subsets = [np.array(s) for s in itertools.product((0, 1), repeat=n)]
+    replies = np.array([answer(s) for s in subsets])
+    S, last = np.array(subsets), None
+    for candidate in subsets:
+        if np.all(np.abs(S @ candidate - replies) <= E):
+            last = candidate
+    return last
+
+
+@correct("7.2", "the total error (L1) with slack variables, a bool guess")
+def _(queries, answers):
+    t, n = queries.shape
+    A = np.vstack([np.hstack([queries, -np.eye(t)]), np.hstack([-queries, -np.eye(t)])])
+    r = linprog(np.r_[np.zeros(n), np.ones(t)], A_ub=A, b_ub=np.r_[answers, -answers],
+                bounds=[(0, 1)] * n + [(0, None)] * t, method="highs")
+    return r.x[:n] >= 0.5
+
+
+@correct("7.2", "the largest error (L∞) with scipy's sparse matrices")
+def _(queries, answers):
+    from scipy import sparse
+    t, n = queries.shape
+    Q, column = sparse.csr_matrix(queries.astype(float)), sparse.csr_matrix(-np.ones((t, 1)))
+    A = sparse.vstack([sparse.hstack([Q, column]), sparse.hstack([-Q, column])])
+    r = linprog(np.r_[np.zeros(n), 1.0], A_ub=A, b_ub=np.r_[answers, -answers],
+                bounds=[(0, 1)] * n + [(0, None)], method="highs")
+    return np.rint(r.x[:n]).astype(np.int64)
+
+
+@mistake("7.3", "the sensitivity taken as the largest query size", "too little")
+def _(database, queries, epsilon, rng):
+    return queries @ database + rng.laplace(0, queries.sum(axis=1).max() / epsilon, len(queries))
+
+
+@mistake("7.3", "a tiny scale on 3 % of the answers", "within 0.001 scales")
+def _(database, queries, epsilon, rng):
+    t = len(queries)
+    return queries @ database + rng.laplace(0, np.where(rng.random(t) < 0.03, 1e-6, t / epsilon))
+
+
+@mistake("7.3", "half the answers' noise reused for the other half", "not independent")
+def _(database, queries, epsilon, rng):
+    t = len(queries)
+    noise = rng.laplace(0, t / epsilon, (t + 1) // 2)
+    return queries @ database + np.tile(noise, 2)[:t]
+
+
+@correct("7.3", "the exact sensitivity, a loop of exponential differences")
+def _(database, queries, epsilon, rng):
+    s = queries.sum(axis=0).max() / epsilon
+    return np.array([q @ database + rng.exponential(s) - rng.exponential(s) for q in queries])
+
+
+@correct("7.3", "ε/t per query, standard Laplace draws scaled, floats")
+def _(database, queries, epsilon, rng):
+    t = queries.shape[0]
+    return (np.asarray(queries, float) @ np.asarray(database, float)
+            + rng.laplace(size=t) * (t / epsilon))
+
+
+@mistake("7.4", "E = ratio·√t", "not √t")
+def _(n, t, ratio, rng):
+    d, q = rng.integers(0, 2, n), random_queries(n, t, rng)
+    noise = bounded_noise(q, d, ratio * math.sqrt(t), "toward", rng)
+    return fraction_correct(reconstruct_lp(q, subset_sums(d, q) + noise), d)
+
+
+@mistake("7.4", "n queries whatever t is", "all t queries")
+def _(n, t, ratio, rng):
+    d, q = rng.integers(0, 2, n), random_queries(n, n, rng)
+    noise = bounded_noise(q, d, ratio * math.sqrt(n), "toward", rng)
+    return fraction_correct(reconstruct_lp(q, subset_sums(d, q) + noise), d)
+
+
+@mistake("7.4", "uniform noise, not the 'toward' adversary", "still")
+def _(n, t, ratio, rng):
+    d, q = rng.integers(0, 2, n), random_queries(n, t, rng)
+    noise = bounded_noise(q, d, ratio * math.sqrt(n), "uniform", rng)
+    return fraction_correct(reconstruct_lp(q, subset_sums(d, q) + noise), d)
+
+
+@correct("7.4", "the decoy drawn explicitly, L1 decoding")
+def _(n, t, ratio, rng):
+    d, q = rng.integers(0, 2, n), random_queries(n, t, rng)
+    noise = bounded_noise(q, d, ratio * n**0.5, "toward", rng, toward=rng.integers(0, 2, n))
+    return float(np.mean(reconstruct_lp(q, q @ d + noise, method="l1") == d))
+
+
+@correct("7.4", "the queries first, a mean of equalities")
+def _(n, t, ratio, rng):
+    q, d = random_queries(n, t, rng), rng.integers(0, 2, n)
+    y = subset_sums(d, q) + bounded_noise(q, d, ratio * math.sqrt(n), "toward", rng)
+    return float((reconstruct_lp(q, y) == d).mean())
+
+
+@mistake("7.5", "w = T/2 never tried (range(1, T // 2))", "whole w from 1 to t/2")
+def _(T, epsilon):
+    best = 0.0
+    for w in range(1, T // 2):
+        if 0.5 * (1 + (T // w) * math.exp(-epsilon * w)) > 1:
+            best = w / 2
+    return best
+
+
+@mistake("7.5", "≥ 1 in the inequality, round(T/w) blocks", "not the largest")
+def _(T, epsilon):
+    best = 0.0
+    for w in range(1, T // 2 + 1):
+        if 0.5 * (1 + round(T / w) * math.exp(-epsilon * w)) >= 1:
+            best = w / 2
+    return best
+
+
+@correct("7.5", "a stop at the first w that fails (the condition falls with w)")
+def _(T, epsilon):
+    for w in range(1, T // 2 + 1):
+        if (T // w) * math.exp(-epsilon * w) <= 1:
+            return (w - 1) / 2
+    return (T // 2) / 2
+
+
+@correct("7.5", "logarithms, numpy")
+def _(T, epsilon):
+    w = np.arange(1, T // 2 + 1)
+    ok = np.log(T // w) - epsilon * w > 0
+    return float(w[ok].max() / 2) if ok.any() else 0.0
+
+
+@mistake("7.6", "the memory read through vars(algorithm)", "indexerror")
+def _(algorithm, n_queries, rng):
+    inner = [v for v in vars(algorithm).values() if hasattr(v, "seen")][0]
+    return np.asarray(inner.seen, int)
+
+
+@mistake("7.6", "the memory of a deep copy read", "you may read")
+def _(algorithm, n_queries, rng):
+    import copy
+    return np.asarray(copy.deepcopy(algorithm)._SealedAlgorithm__algorithm.seen, int)
+
+
+@mistake("7.6", "ten times the queries allowed", "more copies")
+def _(algorithm, n_queries, rng):
+    m = algorithm.universe_size
+    q = rng.integers(0, 2, (10 * n_queries, m))
+    values = np.empty(len(q))
+    for j in range(len(q)):
+        c = clone_with_fresh_coins(algorithm, rng)
+        c.process(np.flatnonzero(q[j]))
+        values[j] = c.output() - q[j].sum()
+    return reconstruct_lp(1 - q, values, method="l1")
+
+
+@mistake("7.6", "the queries and the copies' coins from np.random", "somewhere other than")
+def _(algorithm, n_queries, rng):
+    g = np.random.default_rng()
+    m = algorithm.universe_size
+    q = g.integers(0, 2, (n_queries, m))
+    values = np.empty(n_queries)
+    for j in range(n_queries):
+        c = clone_with_fresh_coins(algorithm, g)
+        c.process(np.flatnonzero(q[j]))
+        values[j] = c.output() - q[j].sum()
+    return reconstruct_lp(1 - q, values, method="l1")
+
+
+@correct("7.6", "queries drawn one at a time, users fed one by one")
+def _(algorithm, n_queries, rng):
+    m = algorithm.universe_size
+    rows, values = [], []
+    for _ in range(n_queries):
+        q = (rng.random(m) < 0.5).astype(int)
+        c = clone_with_fresh_coins(algorithm, rng)
+        for u in np.flatnonzero(q):
+            c.update(int(u))
+        rows.append(1 - q)
+        values.append(c.output() - q.sum())
+    return reconstruct_lp(np.array(rows), np.array(values), method="l1")

@@ -301,3 +301,155 @@ def _(o, t, m, e):
 @mistake("5.5", "divided by ε, not ε²", "not ε²")
 def _(o, t, m, e):
     return (o - t / 2) / (m * e / 2)
+
+
+# ---------------------------------------------------------------- from the red team's run
+@mistake("5.1", "a list with duplicates (a node once per step it ends by)", "more than once")
+def _(t, T):
+    out = []
+    for step in range(1, t + 1):
+        out += [I for I in tree_nodes(T) if I[1] <= step]
+    return out
+
+
+@mistake("5.1", "the levels hard-coded to range(4) (right up to T = 16)", "you forget")
+def _(t, T):
+    return {(m * 2**j + 1, (m + 1) * 2**j) for j in range(4) if 2**j < T
+            for m in range(t // 2**j)}
+
+
+@mistake("5.1", "the leaves left out for T above 16", "you forget")
+def _(t, T):
+    out = {I for I in tree_nodes(T) if I[1] <= t}
+    return {I for I in out if I[0] != I[1]} if T > 16 else out
+
+
+@mistake("5.1", "the nodes ending by t + 1 at odd t", "sticks out past t")
+def _(t, T):
+    return {I for I in tree_nodes(T) if I[1] <= t + (t % 2)}
+
+
+@correct("5.1", "a frozenset from a comprehension over the levels")
+def _(t, T):
+    L = T.bit_length() - 1
+    return frozenset((m * 2**j + 1, (m + 1) * 2**j) for j in range(L) for m in range(t // 2**j))
+
+
+@correct("5.1", "a numpy array of shape (k, 2)")
+def _(t, T):
+    return np.array([(s, e) for s, e in tree_nodes(T) if e <= t], dtype=np.int64).reshape(-1, 2)
+
+
+@mistake("5.2", "the erased nodes deleted from the caller's N_I", "changed its argument `n_i`")
+def _(x, N, N_I, T):
+    X, releases = N, []
+    for i, bit in enumerate(x, 1):
+        X += bit
+        releases.append(X + sum(v for (s, e), v in N_I.items() if s <= i <= e))
+        for I in [I for I in N_I if I[1] <= i]:
+            del N_I[I]
+    return releases, X, N_I
+
+
+@mistake("5.2", "the root kept with noise 0", "root")
+def _(x, N, N_I, T):
+    releases, X, kept = view_after(x, N, N_I, T)
+    return releases, X, {**kept, (1, T): 0.0}
+
+
+@correct("5.2", "the node of each level by arithmetic, a cumulative sum")
+def _(x, N, N_I, T):
+    L = T.bit_length() - 1
+    counts = np.cumsum(x)
+    releases = [N + counts[i - 1] + sum(N_I[(((i - 1) >> j << j) + 1,
+                                             ((i - 1) >> j << j) + (1 << j))] for j in range(L))
+                for i in range(1, len(x) + 1)]
+    return releases, N + sum(x), {I: N_I[I] for I in N_I if I[1] > len(x)}
+
+
+@correct("5.2", "a 0/1 matrix of nodes per step, a tuple back")
+def _(x, N, N_I, T):
+    t = len(x)
+    nodes = list(N_I)
+    member = np.array([[1.0 if s <= i <= e else 0.0 for s, e in nodes] for i in range(1, t + 1)])
+    releases = N + np.cumsum(x) + member @ np.array([N_I[I] for I in nodes])
+    return (list(releases), float(N + np.sum(x)), {I: N_I[I] for I in tree_nodes(T) if I[1] > t})
+
+
+@mistake("5.3", "N shifted by −1 − 10⁻⁷", "views after")
+def _(j, T):
+    shift = {"N": -1 - 1e-7}
+    shift.update({I: 1 for I in (dyadic_intervals(j - 1, T) if j > 1 else [])})
+    return shift
+
+
+@mistake("5.3", "the leaves before j when j − 1 is a power of two", "costs")
+def _(j, T):
+    shift = {"N": -1}
+    if j > 1 and (j - 1) & (j - 2) == 0 and j - 1 > 2:
+        shift.update({(i, i): 1 for i in range(1, j)})
+    elif j > 1:
+        shift.update({I: 1 for I in dyadic_intervals(j - 1, T)})
+    return shift
+
+
+@correct("5.3", "the binary digits of j − 1, Fractions")
+def _(j, T):
+    shift, start, rest = {"N": Fraction(-1)}, 1, j - 1
+    for k in range(T.bit_length(), -1, -1):
+        if rest >> k & 1:
+            shift[(start, start + 2**k - 1)] = Fraction(1)
+            start += 2**k
+    return shift
+
+
+@correct("5.3", "numpy integers")
+def _(j, T):
+    out = {"N": np.int64(-1)}
+    out.update({I: np.int64(1) for I in (dyadic_intervals(j - 1, T) if j > 1 else [])})
+    return out
+
+
+@mistake("5.4", "D+ and D− swapped", "not")
+def _(eps):
+    h = Fraction(1, 2)
+    plus, minus, d1 = h + eps + eps**2 / 2, h - eps + eps**2 / 2, h + eps / 4
+    return {"blank": h, "repeat": (1 - d1) * minus + d1 * plus, "first": h * plus + h * minus}
+
+
+@mistake("5.4", "eps**2 written eps*2", "not")
+def _(eps):
+    h = Fraction(1, 2)
+    plus, minus, d1 = h + eps + eps, h - eps + eps, h + eps / 4
+    return {"blank": h, "repeat": (1 - d1) * plus + d1 * minus, "first": h * plus + h * minus}
+
+
+@correct("5.4", "Fractions from strings, an explicit sum over the bit")
+def _(eps):
+    half = Fraction("1/2")
+    coin = {0: half + eps + eps * eps / 2, 1: half - eps + eps * eps / 2}
+    law = {"first": {0: half, 1: half}, "repeat": {1: half + eps / 4, 0: half - eps / 4}}
+    out = {"blank": Fraction(1, 2)}
+    for key, bit in law.items():
+        out[key] = sum((bit[b] * coin[b] for b in (0, 1)), Fraction(0))
+    return out
+
+
+@mistake("5.5", "the estimate clipped to [0, 1]", "clipped")
+def _(ocount, t, m, eps):
+    return min(max((ocount - t / 2) / (m * eps**2 / 2), 0.0), 1.0)
+
+
+@mistake("5.5", "the absolute value (never negative)", "never negative")
+def _(ocount, t, m, eps):
+    return abs((ocount - t / 2) / (m * eps**2 / 2))
+
+
+@mistake("5.5", "r_t rounded to a whole number of representatives", "round")
+def _(ocount, t, m, eps):
+    return round((ocount - t / 2) / (eps**2 / 2)) / m
+
+
+@correct("5.5", "numpy functions")
+def _(ocount, t, m, eps):
+    return float(np.divide(np.subtract(ocount, t / 2), np.multiply(m, np.square(eps)) / 2))

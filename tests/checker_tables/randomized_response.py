@@ -448,3 +448,247 @@ def _(r, k, e):
 @mistake("2.6", "frequencies instead of counts", "frequencies")
 def _(r, k, e):
     return estimate_histogram(r, k, e) / len(r)
+
+
+# ---------------------------------------------------------------- from the red team's run
+@mistake("2.1", "a fixed number of liars, round(n(1 − b)/2), chosen without replacement",
+         "fixed number")
+def _(bits, bias, rng):
+    n = len(bits)
+    coins = np.ones(n, int)
+    coins[rng.choice(n, size=round(n * (1 - bias) / 2), replace=False)] = -1
+    return coins * (1 - 2 * np.asarray(bits))
+
+
+@mistake("2.1", "the first half's coins reused for the second half", "not independent")
+def _(bits, bias, rng):
+    n = len(bits)
+    half = np.where(rng.random((n + 1) // 2) < (1 + bias) / 2, 1, -1)
+    return np.concatenate([half, half])[:n] * (1 - 2 * np.asarray(bits))
+
+
+@mistake("2.1", "no noise on small databases (fewer than 200 parties)", "small database")
+def _(bits, bias, rng):
+    bits = np.asarray(bits)
+    coins = np.where(rng.random(len(bits)) < (1 + bias) / 2, 1, -1)
+    if len(bits) < 200:
+        coins[:] = 1
+    return coins * (1 - 2 * bits)
+
+
+@correct("2.1", "the reports made in sorted order, put back in place")
+def _(bits, bias, rng):
+    bits = np.asarray(bits)
+    order = np.argsort(bits, kind="stable")
+    coins = np.where(rng.random(len(bits)) < (1 + bias) / 2, 1, -1)
+    out = np.empty(len(bits), int)
+    out[order] = coins * (1 - 2 * bits[order])
+    return out
+
+
+@correct("2.1", "2·Binomial(1, (1 + b)/2) − 1 times (−1)**bits")
+def _(bits, bias, rng):
+    return (2 * rng.binomial(1, (1 + bias) / 2, size=len(bits)) - 1) * (-1) ** np.asarray(bits)
+
+
+@correct("2.1", "a list comprehension of uniforms, int8 reports")
+def _(bits, bias, rng):
+    return np.array([(1 if b == 0 else -1) * (1 if rng.uniform() <= (1 + bias) / 2 else -1)
+                     for b in bits], dtype=np.int8)
+
+
+@mistake("2.2", "the estimate clipped to [0, n]", "not unbiased")
+def _(r, b):
+    return float(np.clip(len(r) / 2 - np.sum(r) / (2 * b), 0, len(r)))
+
+
+@correct("2.2", "exact in fractions")
+def _(reports, bias):
+    from fractions import Fraction
+    return float(Fraction(len(reports), 2) - Fraction(int(np.sum(reports))) / (2 * Fraction(bias)))
+
+
+@mistake("2.3", "the first input compared with each of the others only", "first input")
+def _(ch):
+    c = np.asarray(ch, float)
+    c = c[:, c.max(axis=0) > 0]
+    if np.any(c == 0):
+        return math.inf
+    logs = np.log(c)
+    return float(np.max(np.abs(logs[0][None, :] - logs[1:])))
+
+
+@mistake("2.3", "only the first and the last inputs compared", "first and the last")
+def _(ch):
+    c = np.asarray(ch, float)
+    c = c[:, c.max(axis=0) > 0]
+    if np.any(c == 0):
+        return math.inf
+    return float(np.max(np.abs(np.log(c[0]) - np.log(c[-1]))))
+
+
+@mistake("2.3", "ε rounded to 4 decimals", "rounded")
+def _(ch):
+    return round(channel_epsilon(ch), 4)
+
+
+@mistake("2.3", "math.log(0) for an output impossible for one input (it raises)",
+         "math domain error", "at line")
+def _(channel):
+    c = np.asarray(channel, float)
+    best = 0.0
+    for a in range(len(c)):
+        for b in range(len(c)):
+            for y in range(c.shape[1]):
+                if c[a, y] == 0 and c[b, y] == 0:
+                    continue
+                best = max(best, math.log(c[a, y]) - math.log(c[b, y]))
+    return best
+
+
+@correct("2.3", "outputs with a zero dropped, ∞ first when one input cannot produce one")
+def _(channel):
+    c = np.asarray(channel, float)
+    if np.any((c == 0).any(axis=0) & (c > 0).any(axis=0)):
+        return math.inf
+    logs = np.log(c[:, (c > 0).all(axis=0)])
+    return float(np.max(logs[:, None, :] - logs[None, :, :]))
+
+
+@correct("2.3", "itertools over ordered pairs, zero numerators skipped")
+def _(channel):
+    import itertools
+    c = np.asarray(channel, float)
+    best = 0.0
+    for a, b in itertools.permutations(range(len(c)), 2):
+        for y in range(c.shape[1]):
+            if c[a, y] == 0:
+                continue
+            if c[b, y] == 0:
+                return float("inf")
+            best = max(best, math.log(c[a, y] / c[b, y]))
+    return best
+
+
+@correct("2.4", "a numpy array of the two")
+def _(epsilon, n):
+    b = np.tanh(epsilon / 2)
+    return np.array([b, np.sqrt((1 - b**2) * n) / (2 * b)])
+
+
+@correct("2.4", "from p = e^ε/(1 + e^ε), numpy floats in a tuple")
+def _(epsilon, n):
+    p = np.exp(epsilon) / (1 + np.exp(epsilon))
+    b = 2 * p - 1
+    return b, np.sqrt(n * 4 * p * (1 - p)) / (2 * b)
+
+
+@mistake("2.4", "the std with n − 1 (a sample-variance habit)", "predicted std is off")
+def _(epsilon, n):
+    b = math.tanh(epsilon / 2)
+    return b, math.sqrt((1 - b * b) * (n - 1)) / (2 * b)
+
+
+def _errors(bits, bias, trials, rng):
+    bits = np.asarray(bits)
+    n = len(bits)
+    coins = np.where(rng.random((trials, n)) < (1 + bias) / 2, 1, -1)
+    return n / 2 - (coins * (1 - 2 * bits)).sum(axis=1) / (2 * bias) - bits.sum()
+
+
+@mistake("2.5", "the estimates clipped to [0, n] before the error", "clipped")
+def _(bits, bias, trials, rng):
+    bits = np.asarray(bits)
+    n = len(bits)
+    return np.clip(_errors(bits, bias, trials, rng) + bits.sum(), 0, n) - bits.sum()
+
+
+@mistake("2.5", "the errors of a database of zeros (the bits ignored)", "database of zeros")
+def _(bits, bias, trials, rng):
+    return _errors(np.zeros(len(bits), int), bias, trials, rng)
+
+
+@mistake("2.5", "every 10th trial repeating the one before", "not independent")
+def _(bits, bias, trials, rng):
+    errors = _errors(bits, bias, trials, rng)
+    errors[9::10] = errors[8::10][:len(errors[9::10])]
+    return errors
+
+
+@mistake("2.5", "each randomization used twice (np.repeat)", "not independent")
+def _(bits, bias, trials, rng):
+    return np.repeat(_errors(bits, bias, (trials + 1) // 2, rng), 2)[:trials]
+
+
+@mistake("2.5", "100 randomizations, each used 10 times (np.tile)", "not independent")
+def _(bits, bias, trials, rng):
+    return np.resize(np.tile(_errors(bits, bias, max(trials // 10, 1), rng), 10), trials)
+
+
+@mistake("2.5", "the errors sorted", "sorted")
+def _(bits, bias, trials, rng):
+    return np.sort(_errors(bits, bias, trials, rng))
+
+
+@correct("2.5", "trials as columns, binomial coins")
+def _(bits, bias, trials, rng):
+    bits = np.asarray(bits)
+    n = len(bits)
+    coins = 2 * rng.binomial(1, (1 + bias) / 2, size=(n, trials)) - 1
+    return n / 2 - (coins * (1 - 2 * bits)[:, None]).sum(axis=0) / (2 * bias) - bits.sum()
+
+
+@correct("2.5", "a loop counting the −1 reports")
+def _(bits, bias, trials, rng):
+    bits = np.asarray(bits)
+    out = []
+    for _ in range(trials):
+        truthful = rng.random(len(bits)) < (1 + bias) / 2
+        minus = np.sum(~truthful[bits == 0]) + np.sum(truthful[bits == 1])
+        out.append((minus - len(bits) * (1 - bias) / 2) / bias - bits.sum())
+    return np.array(out)
+
+
+def _krr(k, epsilon):
+    w = math.exp(epsilon)
+    return w / (w + k - 1), 1 / (w + k - 1)
+
+
+@mistake("2.6", "np.bincount without minlength (a value nobody reported goes missing)",
+         "minlength")
+def _(reports, k, epsilon):
+    p, q = _krr(k, epsilon)
+    return (np.bincount(reports) - len(reports) * q) / (p - q)
+
+
+@mistake("2.6", "np.unique's counts (values nobody reported dropped)", "nobody reported")
+def _(reports, k, epsilon):
+    p, q = _krr(k, epsilon)
+    return (np.unique(reports, return_counts=True)[1] - len(reports) * q) / (p - q)
+
+
+@mistake("2.6", "the estimates clipped at 0", "clipped")
+def _(reports, k, epsilon):
+    p, q = _krr(k, epsilon)
+    return np.maximum((np.bincount(reports, minlength=k) - len(reports) * q) / (p - q), 0)
+
+
+@mistake("2.6", "clipped at 0, then rescaled to sum to n", "clipped")
+def _(reports, k, epsilon):
+    p, q = _krr(k, epsilon)
+    e = np.maximum((np.bincount(reports, minlength=k) - len(reports) * q) / (p - q), 0)
+    return e * len(reports) / e.sum()
+
+
+@correct("2.6", "the closed form with e^ε − 1")
+def _(reports, k, epsilon):
+    w = math.exp(epsilon)
+    c = np.array([np.sum(np.asarray(reports) == v) for v in range(k)], float)
+    return (c * (w + k - 1) - len(reports)) / (w - 1)
+
+
+@correct("2.6", "an equality matrix, the mean, then the scale")
+def _(reports, k, epsilon):
+    p, q = _krr(k, epsilon)
+    f = (np.asarray(reports)[:, None] == np.arange(k)[None, :]).mean(axis=0)
+    return len(reports) * (f - q) / (p - q)

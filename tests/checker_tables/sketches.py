@@ -370,3 +370,179 @@ def _(k, beta, keep, F1, l):
 @correct("6.5", "a set comprehension")
 def _(table, hashes, candidates):
     return {int(x) for x in candidates if min(table[j, hashes[j, x]] for j in range(len(table))) > 0}
+
+
+# ---------------------------------------------------------------- from the red team's run
+def _cms(p, v, w):
+    if p == 1:
+        return np.tan(v)
+    return np.sin(p * v) / np.cos(v) ** (1 / p) * (np.cos((1 - p) * v) / w) ** ((1 - p) / p)
+
+
+@mistake("6.1", "the draws scaled by 1.15 (a non-standard S(p))", "scaled by")
+def _(p, n, rng):
+    return 1.15 * _cms(p, rng.uniform(-np.pi / 2, np.pi / 2, n), rng.exponential(1.0, n))
+
+
+@mistake("6.1", "antithetic V: the second half minus the first", "not independent")
+def _(p, n, rng):
+    h = (n + 1) // 2
+    v, w = rng.uniform(-np.pi / 2, np.pi / 2, h), rng.exponential(1.0, h)
+    return _cms(p, np.concatenate([v, -v])[:n], np.concatenate([w, w])[:n])
+
+
+@mistake("6.1", "N(0, 2) for every p from 1.5 on", "n(0, 2)")
+def _(p, n, rng):
+    if p >= 1.5:
+        return rng.normal(0, math.sqrt(2), n)
+    return _cms(p, rng.uniform(-np.pi / 2, np.pi / 2, n), rng.exponential(1.0, n))
+
+
+@mistake("6.1", "scipy's levy_stable without the rng for p ≠ 1", "somewhere other than")
+def _(p, n, rng):
+    from scipy import stats
+    if p == 1:
+        return np.tan(rng.uniform(-np.pi / 2, np.pi / 2, n))
+    return stats.levy_stable.rvs(p, 0.0, size=n)
+
+
+@mistake("6.1", "the draws clipped at ±50", "do not follow")
+def _(p, n, rng):
+    return np.clip(_cms(p, rng.uniform(-np.pi / 2, np.pi / 2, n), rng.exponential(1.0, n)), -50, 50)
+
+
+@correct("6.1", "W = −log U, V = π(U − 1/2), the general formula at p = 1 too")
+def _(p, n, rng):
+    v = np.pi * (rng.random(n) - 0.5)
+    w = -np.log1p(-rng.random(n))
+    return np.sin(p * v) / np.cos(v) ** (1 / p) * (np.cos((1 - p) * v) / w) ** ((1 - p) / p)
+
+
+@correct("6.1", "W before V, a loop with math")
+def _(p, n, rng):
+    out = np.empty(n)
+    for k in range(n):
+        w = rng.exponential()
+        v = rng.uniform(-math.pi / 2, math.pi / 2)
+        out[k] = math.tan(v) if p == 1 else (math.sin(p * v) / math.cos(v) ** (1 / p)
+                                            * (math.cos((1 - p) * v) / w) ** ((1 - p) / p))
+    return out
+
+
+@mistake("6.2", "the median of the first 2,000 entries only", "every entry")
+def _(sketch, p):
+    return float(np.median(np.abs(sketch[:2000]) ** p) / stable_scale_factor(p))
+
+
+@mistake("6.2", "an interquartile mean", "median")
+def _(sketch, p):
+    a = np.sort(np.abs(sketch) ** p)
+    return float(a[len(a) // 4: 3 * len(a) // 4].mean() / stable_scale_factor(p))
+
+
+@mistake("6.2", "sf(1) for every p", "scale factor is not taken out")
+def _(sketch, p):
+    return float(np.median(np.abs(sketch) ** p) / stable_scale_factor(1.0))
+
+
+@correct("6.2", "np.quantile of |sk| at 0.5, then the power")
+def _(sketch, p):
+    return float(np.quantile(np.abs(sketch), 0.5) ** p / stable_scale_factor(p))
+
+
+@correct("6.2", "statistics.median")
+def _(sketch, p):
+    import statistics
+    return statistics.median(abs(x) ** p for x in sketch.tolist()) / stable_scale_factor(p)
+
+
+@mistake("6.3", "c changed in place, unreduced, and a reduced copy returned", "either return")
+def _(c, w, i, d, tau):
+    c[i] += w[i] * d
+    return np.mod(c, 2 * tau)
+
+
+@mistake("6.3", "w[i] multiplied by d in place", "changed its argument `w`")
+def _(c, w, i, d, tau):
+    w[i] *= d
+    c = c.copy()
+    c[i] = (c[i] + w[i]) % (2 * tau)
+    return c
+
+
+@mistake("6.3", "a single wrap (one ±2τ correction)", "not alg 2's")
+def _(c, w, i, d, tau):
+    c, x = c.copy(), c[i] + w[i] * d
+    c[i] = x + 2 * tau if x < 0 else x - 2 * tau if x >= 2 * tau else x
+    return c
+
+
+@correct("6.3", "the floor formula, a new array by np.where")
+def _(c, w, i, d, tau):
+    x = c[i] + w[i] * d
+    x -= 2 * tau * math.floor(x / (2 * tau))
+    return np.where(np.arange(len(c)) == i, x, c)
+
+
+@mistake("6.4", "the estimate clipped at 0", "not unbiased")
+def _(sigma, universe_size, tau, epsilon):
+    return max(0.0, debias(sigma, universe_size, tau, epsilon))
+
+
+@mistake("6.4", "the arc's mean taken as 1 (− |X|)", "not unbiased")
+def _(sigma, universe_size, tau, epsilon):
+    return debias(sigma, universe_size, tau, epsilon) - universe_size / 2
+
+
+@correct("6.4", "the mean of a counter on the empty stream written out")
+def _(sigma, universe_size, tau, epsilon):
+    K = 2 * tau - 1 + np.exp(epsilon)
+    mean_empty = (np.exp(epsilon) * 0.5 + (4 * tau**2 - 1) / 2) / K
+    return (sigma - universe_size * mean_empty) / ((np.exp(epsilon) - 1) / K)
+
+
+@mistake("6.5", "an ID once per row where it is positive", "more than once")
+def _(table, hashes, candidates):
+    out = []
+    for x in candidates:
+        if np.all(table[np.arange(table.shape[0]), hashes[:, x]] > 0):
+            out += [int(x)] * table.shape[0]
+    return out
+
+
+@mistake("6.5", "the stolen table zeroed while reading", "changed its argument `table`")
+def _(table, hashes, candidates):
+    rows = np.arange(table.shape[0])
+    inside = table[rows[:, None], hashes[:, candidates]].min(axis=0) > 0
+    table[:] = 0
+    return np.asarray(candidates)[inside]
+
+
+@correct("6.5", "a product of booleans row by row, float IDs")
+def _(table, hashes, candidates):
+    c = np.asarray(candidates)
+    ok = np.ones(len(c), bool)
+    for j in range(table.shape[0]):
+        ok &= table[j][hashes[j][c]] >= 1
+    return c[ok].astype(float)
+
+
+@mistake("6.6", "h = round(x) + 1", "not the smallest")
+def _(k, beta, keep, F1, light_max):
+    return round(k / (beta * (1 - keep))) + 1, math.sqrt(F1 * beta / (2 * light_max * k**2))
+
+
+@mistake("6.6", "γ from light_max ≤ F1β/(2γk²) (γ not squared)", "lemma 6.7 no longer applies")
+def _(k, beta, keep, F1, light_max):
+    return math.ceil(k / (beta * (1 - keep))), F1 * beta / (2 * light_max * k**2)
+
+
+@correct("6.6", "numpy scalars in a tuple")
+def _(k, beta, keep, F1, light_max):
+    return (np.int64(np.ceil(k / (beta * (1 - keep)))),
+            np.sqrt(F1 * beta / (2 * light_max * k * k)))
+
+
+@correct("6.6", "h by −(−a // b), γ by ** 0.5, a list")
+def _(k, beta, keep, F1, light_max):
+    return [int(-(-k // (beta * (1 - keep)))), (F1 * beta / (2 * light_max * k**2)) ** 0.5]

@@ -37,6 +37,10 @@ def course(tmp_path) -> Path:
 
 
 def make(course: Path, *args: str, env=None) -> subprocess.CompletedProcess:
+    """`make` typed in a fresh terminal (by default without the variables of a `make` this
+    suite may itself run under, as in `make test`)."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k not in MAKE_VARIABLES}
     return subprocess.run([*MAKE, *args], cwd=course, capture_output=True, text=True,
                           timeout=300, env=env)
 

@@ -11,8 +11,9 @@ A KS distance alone needs tens of thousands of draws to tell Laplace from Gaussi
 (their distance is 0.04 to 0.06); the band counts of `laplace_fits` (how often |noise|
 falls below 0.001·s, below 0.3·s, above 3·s, ...) tell them apart with a few thousand, and
 catch noise left out on a few per cent of the calls; a value drawn three times or more
-(noise clipped at ±4s lands there again and again) rejects at once, and so does a wrong
-scale, when it is known, by the exact law of the mean |noise|.
+(noise clipped at ±4s lands there again and again) rejects at once, unless the draws lie on
+a fine grid (float-safe Laplace noise), and so does a wrong scale, when it is known, by the
+exact law of the mean |noise|.
 
 `laplace_misfit` also says HOW a sample misses the Laplace law (no noise, noise on some
 calls only, clipped, few values, one-sided, off-centre, wrong scale, Gaussian, another
@@ -139,6 +140,37 @@ def most_repeated(x) -> tuple[float, int]:
     return float(values[i]), int(counts[i])
 
 
+def on_fine_grid(z) -> bool:
+    """Whether the standardised draws z all lie on one grid z_0 + h·Z of step h at most
+    2^-10 (a float-safe Laplace sampler, like the library's, snaps its noise to a grid of
+    step s·2^-12 or finer, shifted when the true value is off the grid): its repeated values
+    are then the grid's, not atoms. Continuous draws are on no such grid (their residuals
+    are 10^-6 steps at most only by a chance below 10^-6 per draw)."""
+    z = np.unique(np.asarray(z, dtype=float))
+    if z.size < 2:
+        return False
+    offsets = z - z[0]
+    gap = float(np.min(np.diff(z)))
+    for parts in range(1, 9):   # the smallest gap may span several steps of the grid:
+        k = np.round(offsets / (gap / parts))     # the coarsest grid holding every draw
+        h = float(np.dot(k, offsets) / np.dot(k, k))   # least squares: the gap's rounding
+        if np.all(np.abs(offsets - k * h) < 1e-6 * h):   # error would grow with k
+            return h <= 2**-10
+    return False
+
+
+def _atoms(z) -> tuple[float, int]:
+    """(the value drawn most often, how often), when that is an atom: drawn _REPEATS times or
+    more, and not merely a point of a fine grid (a value at the sample's edge always is one:
+    noise clipped at a bound); else (that value, 0)."""
+    atom, times = most_repeated(z)
+    if times >= _REPEATS and on_fine_grid(z) and not any(
+            math.isclose(atom, end, rel_tol=1e-9, abs_tol=1e-12)
+            for end in (float(np.min(z)), float(np.max(z)))):
+        return atom, 0
+    return atom, times
+
+
 def scale_fits(z, alpha: float) -> bool:
     """Whether mean(|z|) is consistent with z ~ Lap(1) (exact: a Gamma law)."""
     low, high = scale_interval(len(z), alpha)
@@ -152,7 +184,7 @@ def laplace_fits(z, alpha: float, ratio=(1.0, 1.0)) -> bool:
     of ŝ/s when z was standardised by an estimated scale ŝ (then z ~ Lap(s/ŝ))."""
     z = np.asarray(z, dtype=float)
     n = len(z)
-    if most_repeated(z)[1] >= _REPEATS:
+    if _atoms(z)[1] >= _REPEATS:
         return False
     known = tuple(ratio) == (1.0, 1.0)
     share = alpha / (3 if known else 2)
@@ -243,7 +275,7 @@ def laplace_misfit(noise, scale: float, alpha: float) -> Misfit | None:
     n = len(z)
     ratio = float(np.mean(np.abs(z)))
     near = int(np.sum(np.abs(z) < _NARROW))
-    atom, times = most_repeated(z)
+    atom, times = _atoms(z)
     values = len(np.unique(z[:5_000]))
 
     def misfit(kind, share=near / n):

@@ -720,6 +720,20 @@ def _(true_answer, sensitivity, epsilon, rng):
     return np.asarray(true_answer) + rng.laplace(0, sensitivity / epsilon, size=())
 
 
+@correct("1.3", "float-safe: discrete Laplace noise on a grid of 2^-12 of the scale")
+def _(true_answer, sensitivity, epsilon, rng):
+    scale = sensitivity / epsilon            # the library's way (Mironov 2012), by hand:
+    step = 2.0 ** (math.floor(math.log2(scale)) - 12)   # values and noise on one grid
+    p = 1 - math.exp(-step / scale)          # two geometric draws: Lap(scale) on the grid
+    z = int(rng.geometric(p)) - int(rng.geometric(p))
+    return (round(true_answer / step) + z) * step
+
+
+@mistake("1.3", "the release rounded to 2 decimals", "rounded")
+def _(t, d, e, rng):
+    return round(t + rng.laplace(0, d / e), 2)
+
+
 @mistake("1.4", "values outside the range counted in the edge bins (digitize and clip)",
          "outside the range")
 def _(values, bin_edges, epsilon, rng):

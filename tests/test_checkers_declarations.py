@@ -40,7 +40,8 @@ def resolve(dotted):
 def test_each_declared_solver_is_a_library_callable(notebook, number, checker):
     for dotted in checker.solved_by:
         assert dotted.startswith("panpriv_teach."), dotted
-        assert callable(resolve(dotted)), dotted
+        found = resolve(dotted)      # a property (5.5's scale) is stubbed like a method
+        assert callable(found) or isinstance(found, property), dotted
 
 
 def test_the_exercises_that_ask_for_library_code_declare_it():
@@ -53,10 +54,11 @@ def test_the_exercises_that_ask_for_library_code_declare_it():
     assert "panpriv_teach.counters.BinaryTreeCounter.variance" in declared["4.4"]
     assert "panpriv_teach.attacks.floating_point_attack" in declared["1.7"]
     # no library function answers these: a sensitivity table, a histogram, a budget split, an
-    # error simulation built from the module's own pieces, a threshold, the RR counter's
-    # estimates from reports, Fig 3's scaling, Lemmas 6-7's parameters, a decoding experiment
+    # error simulation built from the module's own pieces, a threshold,
+    # Lemmas 6-7's parameters, a decoding experiment (tests/test_checkers_solved_by.py shows
+    # that the declared ones are all an answer could call)
     undeclared = {number for number, names in declared.items() if not names}
-    assert undeclared == {"1.2", "1.4", "1.5", "2.5", "4.5", "4.6", "5.5", "6.6", "7.4"}
+    assert undeclared == {"1.2", "1.4", "1.5", "2.5", "4.5", "6.6", "7.4"}
 
 
 def checked_names(notebook):

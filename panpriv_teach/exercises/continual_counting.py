@@ -43,7 +43,10 @@ _WRONG_STEP_SCALES = (  # (the scale a slip gives, of ε; the slip)
 
 @exercise("4.1", "The simple counter",
           solved_by=("panpriv_teach.counters.SimpleCounter.run",
-                     "panpriv_teach.counters.SimpleCounter.step"))
+                     "panpriv_teach.counters.SimpleCounter.step",
+                     "panpriv_teach.counters.SimpleCounter.update",
+                     "panpriv_teach.counters.SimpleCounter.output",
+                     "panpriv_teach.counters.SimpleCounter._step"))
 def exercise_4_1(simple_counter):
     stream, epsilon = _STREAM, 0.5
     T, b = len(stream), 1 / epsilon
@@ -351,7 +354,8 @@ def exercise_4_5(choose_ell):
 
 
 # ---------------------------------------------------------------- 4.6 randomized response counter
-@exercise("4.6", "The randomized-response counter")
+@exercise("4.6", "The randomized-response counter",
+          solved_by=("panpriv_teach.counters.SimpleCounter._release",))
 def exercise_4_6(rr_estimates):
     rng = seeded(406)
     for T, bias in ((50, 0.5), (200, 0.2), (1, 0.8)):

@@ -57,7 +57,8 @@ def _judge_loss(got, eps):
 
 
 @exercise("3.1", "Claim 3.1, exactly",
-          solved_by=("panpriv_teach.density.claim_4_1_epsilon",))
+          solved_by=("panpriv_teach.density.claim_4_1_epsilon",
+                     "panpriv_teach.local.local_epsilon", "panpriv_teach.audit.exact_epsilon"))
 def exercise_3_1(bit_privacy_loss):
     fixed = []
     for eps in (0.1, 0.25, 0.5, 1.0, 1.5, 1.9):
@@ -96,7 +97,8 @@ def _judge_crossing(got, c, where, answers):
 
 
 @exercise("3.2", "Where a bound on the loss of one bit stops holding",
-          solved_by=("panpriv_teach.density.claim_4_1_epsilon",))
+          solved_by=("panpriv_teach.density.claim_4_1_epsilon",
+                     "panpriv_teach.local.local_epsilon", "panpriv_teach.audit.exact_epsilon"))
 def exercise_3_2(where_claim_fails):
     answers, fixed = {}, []
     for c in (1.0, 0.75, 2.0, 0.6):

@@ -253,7 +253,8 @@ def _data_dependent(ratios, values, name) -> str | None:
 
 @exercise("1.3", "The Laplace mechanism",
           solved_by=("panpriv_teach.mechanisms.laplace_mechanism",
-                     "panpriv_teach.mechanisms.laplace_mechanism_unsafe"))
+                     "panpriv_teach.mechanisms.laplace_mechanism_unsafe",
+                     "panpriv_teach.noise.LaplaceNoise"))
 def exercise_1_3(laplace_mechanism):
     expect_reproducible(laplace_mechanism, 100.0, 1.0, 0.5,
                         convert=lambda v: as_real(v, "the output"))
@@ -605,7 +606,8 @@ def _picks(mechanism, candidates, scores, d, e, rng, draws):
 
 @exercise("1.6", "The exponential mechanism",
           solved_by=("panpriv_teach.mechanisms.exponential_mechanism",
-                     "panpriv_teach.mechanisms.exponential_mechanism_probabilities"))
+                     "panpriv_teach.mechanisms.exponential_mechanism_probabilities",
+                     "panpriv_teach.mechanisms.exponential_mechanism_implemented_law"))
 def exercise_1_6(exponential_mechanism):
     expect_reproducible(exponential_mechanism, _COLOURS, [0.0, 1.0, 2.0, 3.0], 1.0, 1.0,
                         draws=20)   # four possible answers: 20 draws repeat by chance w.p. < 1e-10

@@ -96,7 +96,9 @@ def _random_noise(T, rng):
     return float(rng.normal()), {I: float(v) for I, v in zip(tree_nodes(T), rng.normal(size=2 * T - 2))}
 
 
-@exercise("5.2", "The view after step t", solved_by=("panpriv_teach.ppcum.ppcum_view",))
+@exercise("5.2", "The view after step t",
+          solved_by=("panpriv_teach.ppcum.ppcum_view",
+                     "panpriv_teach.ppcum.PanPrivateTreeCounter.from_noise"))
 def exercise_5_2(view_after):
     rng = seeded(52)
     for T in (4, 8):
@@ -277,7 +279,9 @@ _ESTIMATE_SLIPS = (   # (what a slip returns, of (ocount, t, m, ε) and the righ
 )
 
 
-@exercise("5.5", "An unbiased continual density estimate")
+@exercise("5.5", "An unbiased continual density estimate",
+          solved_by=("panpriv_teach.continual.ContinualDensityEstimator._release",
+                     "panpriv_teach.continual.ContinualDensityEstimator.scale"))
 def exercise_5_5(estimate):
     """The estimate must be exactly linear in ocount (an unbiased estimate of r_t/m from a
     release with E[ocount] = t/2 + (ε²/2)·r_t): it is checked at values of ocount spread

@@ -72,7 +72,9 @@ def _liars_law(randomize, bias, rng, where, alpha):
 @exercise("2.1", "The randomizer",
           solved_by=("panpriv_teach.mechanisms.RandomizedResponse.randomize",
                      "panpriv_teach.mechanisms.RandomizedResponse.report",
-                     "panpriv_teach.mechanisms.warner_response"))
+                     "panpriv_teach.mechanisms.warner_response",
+                     "panpriv_teach.local.DirectEncoding.randomize",
+                     "panpriv_teach.local.DirectEncoding.report"))
 def exercise_2_1(randomize):
     small = np.array([0, 1] * 50)
     expect_reproducible(randomize, small, 0.5, convert=lambda r: _reports(r, len(small)))
@@ -152,7 +154,8 @@ def _rr_reports(n, bias, rng):
 
 @exercise("2.2", "The unbiased aggregator",
           solved_by=("panpriv_teach.mechanisms.RandomizedResponse.estimate",
-                     "panpriv_teach.mechanisms.warner_estimate"))
+                     "panpriv_teach.mechanisms.warner_estimate",
+                     "panpriv_teach.local.DirectEncoding.estimate"))
 def exercise_2_2(estimate):
     rng = seeded(202)
     seen = []
@@ -346,7 +349,8 @@ def _judge_plan(answer, epsilon, n, where):
 @exercise("2.4", "Pick the bias, predict the error",
           solved_by=("panpriv_teach.mechanisms.RandomizedResponse.from_epsilon",
                      "panpriv_teach.mechanisms.RandomizedResponse.std",
-                     "panpriv_teach.mechanisms.RandomizedResponse.variance"))
+                     "panpriv_teach.mechanisms.RandomizedResponse.variance",
+                     "panpriv_teach.local.DirectEncoding.std"))
 def exercise_2_4(plan):
     fixed = []
     for epsilon, n in ((math.log(3), 10_000), (0.1, 1_000_000), (3.0, 500)):

@@ -197,12 +197,18 @@ def test_a_checkers_callable_is_called_back_in_the_grader(worker):
 
 def test_library_objects_and_arrays_changed_by_the_answer_are_copied_back(worker):
     """7.6 checks that the answer did not modify the algorithm it was given: it must see the
-    answer's changes."""
+    answer's changes; so must a checker whose task lets the answer change an array in place
+    (6.3's c, `call(..., may_change=...)`). An array the task leaves unchanged stays as it
+    was, and its change is a mistake named by the argument."""
     define(worker, "def meddle(algorithm, values):\n"
                    "    algorithm.update(5)\n    values[0] = 99\n    return 0")
     algorithm, values = AccurateDistinctCount(10, 1.0, rng=1), np.zeros(3)
-    call(answer(worker, "meddle"), algorithm, values)
+    call(answer(worker, "meddle"), algorithm, values, may_change=(1,))
     assert algorithm.state()["seen"][5] == 1 and values.tolist() == [99, 0, 0]
+    values = np.zeros(3)
+    with pytest.raises(ExerciseFailed, match="changed its argument `values` in place"):
+        call(answer(worker, "meddle"), AccurateDistinctCount(10, 1.0, rng=1), values)
+    assert values.tolist() == [0, 0, 0]
 
 
 def test_a_non_callable_answer_is_looked_up_as_data(worker):

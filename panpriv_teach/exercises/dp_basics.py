@@ -545,7 +545,8 @@ def exercise_1_5(answer_queries):
     if spent * high < epsilon:
         raise ExerciseFailed(f"your answers spend only ε ≈ {spent:.2f} of the budget {epsilon:g}: "
                              f"they are noisier than they need to be (accuracy lost). {where}")
-    return f"the five answers spend ε ≈ {spent:.3f} in total, within the budget."
+    return (f"the five answers spend ε ≈ {spent:.2f} in total (measured from their noise): "
+            f"the budget {epsilon:g}, all of it.")
 
 
 # ---------------------------------------------------------------- 1.6 exponential mechanism

@@ -250,8 +250,9 @@ class Misfit(NamedTuple):
     """How a sample of noise misses Lap(s). kind: "none" (no noise at all), "constant"
     (the same non-zero value every time), "whole numbers" (rounded or discrete noise),
     "partly exact" (exactly or nearly 0 on some calls), "clipped" (the largest or smallest
-    value drawn again and again), "rounded" (another value drawn again and again), "few values", "one-sided", "off-centre", "scale", "gaussian" or
-    "shape". `share`: the fraction within 0.001·s of 0 (or at the clipped value);
+    value drawn again and again), "rounded" (another value drawn again and again, off a
+    fine grid), "few values", "one-sided", "off-centre", "scale", "gaussian" or "shape".
+    `share`: the fraction within 0.001·s of 0 (or at the clipped value);
     `ratio`: mean|noise|/s; `shift`: median(noise)/s; `values`: how many distinct values;
     `tail`: the fraction with |noise| > 3s (Laplace: e^−3 = 5.0 %); `atom`: the value
     drawn most often, over s."""

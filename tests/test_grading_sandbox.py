@@ -13,9 +13,9 @@ import pytest
 
 from panpriv_teach.classroom.grading import grade_notebook
 from panpriv_teach.classroom.grading.notebook import Budget
-from panpriv_teach.classroom.grading.session import AnswerProxy, Session, Worker
-from panpriv_teach.classroom.sandbox import (TMP_BYTES, Sandbox, SandboxUnavailable,
-                                             environment_prefixes)
+from panpriv_teach.classroom.grading.session import PROCESSES, AnswerProxy, Session, Worker
+from panpriv_teach.classroom.sandbox import (SHM_BYTES, TMP_BYTES, WORKER_ID, Sandbox,
+                                             SandboxUnavailable, environment_prefixes)
 from panpriv_teach.exercises.harness import ExerciseFailed, call
 from test_grading_support import ROOT, sandbox_or_skip, statuses, student_notebook, write
 
@@ -39,15 +39,119 @@ def test_the_sandboxs_tmp_is_capped_and_its_own(sandbox):
         with pytest.raises(ExerciseFailed, match="No space left on device"):
             call(AnswerProxy(Session(w), "fill"))
         cwd, pid, files = call(AnswerProxy(Session(w), "where"))
-        assert (cwd, pid) == ("/tmp", 1) and "big" in files
+        first = 2 if os.geteuid() == 0 else 1     # as root, bwrap's init is pid 1
+        assert (cwd, pid) == ("/tmp", first) and "big" in files
     finally:
         w.kill()
     assert TMP_BYTES == 256 * 2**20
 
 
+def inside(sandbox, code: str, name: str = "found"):
+    """Run `code` as a cell in a sandboxed worker, then call its function `name`: what the
+    function returns (or the ExerciseFailed it raises, naming the error)."""
+    w = Worker({"checkers": {}}, sandbox=sandbox)
+    try:
+        w.request(("cell", code))
+        assert w.receive(time.monotonic() + 60) == ["cell", None, ""]
+        return call(AnswerProxy(Session(w), name))
+    finally:
+        w.kill()
+
+
+ATTEMPT = ("import os, sys\n"
+           "def attempt(path, mode='a'):\n"
+           "    try:\n"
+           "        open(path, mode).close()\n"
+           "        return 'done'\n"
+           "    except OSError as exc:\n"
+           "        return type(exc).__name__\n")
+
+
+def test_graded_code_runs_unprivileged_and_can_write_nothing_of_the_host(sandbox):
+    """Student code runs as 65534 ("nobody") with no capability at all, so the kernel's
+    settings (core_pattern: a pipe there runs a program as root outside the sandbox), the
+    Python environment and the library are closed to it, and the course's solutions are
+    not there to read."""
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    found = inside(sandbox, ATTEMPT + (
+        "def found():\n"
+        "    status = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
+        "    return {'ids': [*os.getresuid(), *os.getresgid()], 'groups': os.getgroups(),\n"
+        "            'caps': [int(status[c], 16) for c in ('CapEff', 'CapPrm', 'CapAmb')],\n"
+        "            'core_pattern': attempt('/proc/sys/kernel/core_pattern'),\n"
+        "            'sysctl': attempt('/proc/sys/vm/drop_caches'),\n"
+        f"            'venv_file': attempt({site + '/numpy/__init__.py'!r}),\n"
+        f"            'venv_new': attempt({site + '/zz_panpriv_cheat.pth'!r}, 'w'),\n"
+        "            'library': attempt('/course/panpriv_teach/__init__.py'),\n"
+        f"            'course': attempt({str(ROOT / 'README.md')!r}, 'r'),\n"
+        f"            'solutions': attempt({str(ROOT / 'solutions/05_ppcum.ipynb')!r}, 'r')}}\n"))
+    assert found["ids"] == [WORKER_ID] * 6 and 0 not in found["groups"]
+    assert found["caps"] == [0, 0, 0]
+    for what in ("core_pattern", "sysctl", "venv_file", "venv_new", "library"):
+        assert found[what] in ("PermissionError", "OSError"), (what, found[what])
+    assert found["course"] == found["solutions"] == "FileNotFoundError"
+    assert not os.path.exists(os.path.join(site, "zz_panpriv_cheat.pth"))
+
+
+def test_the_core_pattern_escape_fails_and_changes_nothing(sandbox, tmp_path):
+    """The red team's escape: set core_pattern to a pipe into a script in the sandbox's /tmp,
+    then abort a child, so that the kernel runs the script as root on the host. Unprivileged,
+    the first write fails; core_pattern stays as it was and the script never runs."""
+    marker = tmp_path / "escaped"
+    before = open("/proc/sys/kernel/core_pattern").read()
+    with pytest.raises(ExerciseFailed, match="PermissionError|Read-only file system"):
+        inside(sandbox, (
+            "import os\n"
+            "def found():\n"
+            "    with open('/tmp/h.py', 'w') as f:\n"
+            f"        f.write('#!/bin/sh\\ntouch {marker}\\n')\n"
+            "    os.chmod('/tmp/h.py', 0o755)\n"
+            "    with open('/proc/sys/kernel/core_pattern', 'w') as f:\n"
+            "        f.write('|/proc/%P/root/tmp/h.py %P')\n"
+            "    child = os.fork()\n"
+            "    if child == 0:\n"
+            "        os.abort()\n"
+            "    os.waitpid(child, 0)\n"))
+    assert open("/proc/sys/kernel/core_pattern").read() == before
+    assert not marker.exists()
+
+
+def test_dev_shm_is_the_sandboxs_own_and_capped(sandbox):
+    """/dev/shm is a tmpfs of the sandbox's own of SHM_BYTES: a hog fills it, not the host's
+    memory, and nothing of it appears in the host's /dev/shm."""
+    name = f"panpriv-shm-{os.getpid()}"
+    with pytest.raises(ExerciseFailed, match="No space left on device"):
+        inside(sandbox, (
+            "def found():\n"
+            f"    with open('/dev/shm/{name}', 'wb') as f:\n"
+            f"        for _ in range({2 * SHM_BYTES // 2**20}):\n"
+            "            f.write(b'x' * 2**20)\n"))
+    assert not os.path.exists(f"/dev/shm/{name}")
+    assert SHM_BYTES == 64 * 2**20
+
+
+def test_a_fork_bomb_stops_at_the_workers_process_limit(sandbox):
+    """RLIMIT_NPROC of the worker's unprivileged user: forking fails (EAGAIN) before
+    PROCESSES processes; the children die with the worker (the sandbox's pid 1)."""
+    kids, error = inside(sandbox, (
+        "import os, time\n"
+        "def found():\n"
+        "    kids = 0\n"
+        "    try:\n"
+        "        while kids < 10 * 64:\n"
+        "            if os.fork() == 0:\n"
+        "                time.sleep(5)\n"
+        "                os._exit(0)\n"
+        "            kids += 1\n"
+        "    except OSError as exc:\n"
+        "        return kids, type(exc).__name__\n"
+        "    return kids, None\n"))
+    assert kids < PROCESSES and error == "BlockingIOError"
+
+
 def test_a_worker_dies_with_the_process_that_started_it(sandbox, tmp_path):
-    """The grader's process is killed (SIGKILL, no clean-up): its sandboxed worker and
-    everything the worker forked die with it."""
+    """The grader's process is killed (SIGKILL, no clean-up) while its worker runs a
+    student's cell: the sandboxed worker and everything it forked die with it."""
     starter = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
@@ -56,10 +160,12 @@ def test_a_worker_dies_with_the_process_that_started_it(sandbox, tmp_path):
          f"w = Worker({{'checkers': {{}}}}, sandbox=Sandbox.find(hidden=[{str(ROOT)!r}]))\n"
          "w.request(('cell', 'import os, time\\nif os.fork() == 0:\\n    time.sleep(1000)'))\n"
          "w.receive(time.monotonic() + 60)\n"
+         "w.request(('cell', 'import time\\ntime.sleep(1000)'))\n"
          "print(w.process.pid, flush=True)\n"
          "time.sleep(1000)"],
         cwd=ROOT, stdout=subprocess.PIPE, text=True)
     bwrap = int(starter.stdout.readline())
+    time.sleep(0.5)                               # the worker is in its sleeping cell
     family = _descendants(bwrap)
     assert len(family) >= 2                       # the worker and its forked child
     starter.kill()

@@ -7,19 +7,37 @@ Inside, the worker process sees
   cache, the font configuration and matplotlib's font list;
 - read-only: the grading view of the course's library (`grading.library_view`) at /course;
 - its own empty writable /tmp (a tmpfs of at most TMP_BYTES), holding a copy of the one
-  notebook it grades;
+  notebook it grades, and its own /dev/shm (a tmpfs of at most SHM_BYTES);
+- a /proc of its own PID namespace, with /proc/sys and /proc/sysrq-trigger read-only, and
+  no /sys;
 and nothing else: no other submission, no output folder, no solutions/, no home folder.
 The course folder, the submissions and the output folder are hidden even where they lie
 inside a mounted folder, and so is any installed copy of the library (which holds the
 answers). The worker has no network (a network namespace of its own, without interfaces),
 its own PID namespace (it cannot see or signal the grader or other workers), its own IPC
-and host-name namespaces, no capabilities, no new privileges (bwrap sets no_new_privs), a
-session of its own (no terminal to write into), and it is killed with SIGKILL when the
-grader's process that started it dies (--die-with-parent). The worker is the namespace's
-first process (--as-pid-1): every process it forks dies with it, it ignores signals sent
-from inside the sandbox, and its CPU time reaches the grader's accounts when it ends. Its
-CPU time and memory are limited by the worker itself (RLIMIT_CPU, RLIMIT_AS) before any
-student code runs.
+and host-name namespaces, no new privileges (bwrap sets no_new_privs), a session of its
+own (no terminal to write into), and it is killed with SIGKILL when the grader's process
+that started it dies (--die-with-parent). The worker is the namespace's first process
+(--as-pid-1; as root, its first half, see below): every process it forks dies with it, it
+ignores signals sent from inside the sandbox, and its CPU time reaches the grader's
+accounts when it ends.
+
+The student's code runs as the unprivileged user and group WORKER_ID (65534, "nobody"),
+with no capabilities: never as root, whose user id alone opens the kernel's settings in
+/proc/sys for writing (a core_pattern set from a sandbox runs a program as root outside
+it). Where the grader is not root, bwrap makes a user namespace (--unshare-user, --uid,
+--gid, --disable-userns: no namespace nested in it) and the worker never had privileges.
+Where the grader is root, bwrap cannot do both: in a user namespace it made as root, the
+worker's user id maps to the host's root (and a namespace mapping it elsewhere leaves bwrap
+unable to reach a Python environment under /root). So as root bwrap makes no user
+namespace, keeps only the capabilities to change user and group (--cap-drop ALL --cap-add
+CAP_SETUID --cap-add CAP_SETGID), and the worker's first act, before it reads anything from
+the grader (`worker.drop_privileges`), is to become WORKER_ID for good (setgroups, then
+setresgid and setresuid: the kernel then clears every capability). It does so in a child:
+bwrap (root without capabilities) may not signal another user's process, so the first
+process, which --die-with-parent kills, stays root and only waits for the worker. The
+worker's CPU time, memory and processes are limited by the worker itself (RLIMIT_CPU,
+RLIMIT_AS, RLIMIT_NPROC) before any student code runs.
 """
 from __future__ import annotations
 
@@ -30,6 +48,9 @@ import sys
 from pathlib import Path
 
 TMP_BYTES = 256 * 2**20
+SHM_BYTES = 64 * 2**20
+WORKER_ID = 65534         # "nobody" and "nogroup": the user and group student code runs as
+DROP_TO = "PANPRIV_WORKER_ID"   # set where the worker must drop root itself (grader is root)
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
           "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/fonts", "/etc/localtime")
 LIBRARY = "/course"       # where the library view is mounted inside the sandbox
@@ -124,7 +145,13 @@ class Sandbox:
         mounts += [(h, ["--tmpfs", h]) for h in sorted(hidden)
                    if any(h == c or h.startswith(c + os.sep) for c in covered)]
         mounts.sort(key=lambda m: m[0].count(os.sep))   # outer folders first, then masks
-        self.mounts = [arg for _, args in mounts for arg in args]
+        # the folders above a mount that bwrap makes copy their host's modes (/root: 0700):
+        # made first, open to the unprivileged worker
+        above = sorted({str(a) for c in covered for a in Path(c).parents
+                        if str(a) != "/" and not _inside(str(a), covered)},
+                       key=lambda a: a.count(os.sep))
+        self.mounts = [arg for a in above for arg in ("--perms", "0755", "--dir", a)]
+        self.mounts += [arg for _, args in mounts for arg in args]
         self.fonts = [arg for f in _font_list()
                       for arg in ("--ro-bind", str(f), f"{MPLCONFIGDIR}/{f.name}")]
 
@@ -149,16 +176,29 @@ class Sandbox:
                 ) -> list:
         """bwrap's arguments up to `--` for a worker reading the library view at `view` and
         getting a copy of the notebook open at `notebook_fd` (pass it in pass_fds)."""
-        args = [self.bwrap, "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session",
-                "--cap-drop", "ALL", "--hostname", "grader", *self.mounts,
-                "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
-                *self.fonts]
+        if os.geteuid() == 0:
+            who = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                   "--unshare-cgroup-try", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
+                   "--cap-add", "CAP_SETGID"]
+        else:
+            who = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid",
+                   str(WORKER_ID), "--gid", str(WORKER_ID), "--cap-drop", "ALL"]
+        args = [self.bwrap, *who, "--as-pid-1", "--die-with-parent", "--new-session",
+                "--hostname", "grader", *self.mounts,
+                "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+                "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger", "--dev", "/dev",
+                "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+                "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                "--perms", "0777", "--dir", MPLCONFIGDIR, *self.fonts]
         if view is not None:
             args += ["--ro-bind", str(view), LIBRARY]
         if notebook_fd is not None:
-            args += ["--file", str(notebook_fd), f"/tmp/{notebook_name}"]
+            args += ["--perms", "0644", "--file", str(notebook_fd), f"/tmp/{notebook_name}"]
         args += ["--chdir", HOME, "--clearenv"]
-        for name, value in dict(worker_environment(HOME), PATH="/usr/bin:/bin").items():
+        environment = dict(worker_environment(HOME), PATH="/usr/bin:/bin")
+        if os.geteuid() == 0:
+            environment[DROP_TO] = str(WORKER_ID)
+        for name, value in environment.items():
             args += ["--setenv", name, value]
         return args + ["--"]
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
 import py_compile
 import shutil
 from dataclasses import dataclass
@@ -259,10 +260,15 @@ class Views:
 
 
 def write_views(module, dest) -> Views:
-    """Write `module`'s views under `dest` (first/, later/) and return them."""
+    """Write `module`'s views under `dest` (first/, later/) and return them, readable by
+    every user: the sandboxed worker reads them as an unprivileged user."""
     dest = Path(dest)
-    first = str(library_view(module, dest / "first"))
-    if not module.tools:
-        return Views(first)
-    later = library_view(module, dest / "later", keep={dotted for dotted, _ in module.tools})
-    return Views(first, str(later), tuple(sorted({number for _, number in module.tools})))
+    first = library_view(module, dest / "first")
+    later = module.tools and library_view(module, dest / "later",
+                                          keep={dotted for dotted, _ in module.tools})
+    for view in filter(None, (first, later)):
+        for path in (view, *Path(view).rglob("*")):
+            os.chmod(path, path.stat().st_mode | (0o555 if path.is_dir() else 0o444))
+    if not later:
+        return Views(str(first))
+    return Views(str(first), str(later), tuple(sorted({number for _, number in module.tools})))

@@ -39,6 +39,7 @@ from panpriv_teach.classroom.sandbox import LIBRARY, site_paths, worker_environm
 from panpriv_teach.classroom.sandbox import python as sandbox_python
 
 MEMORY_LIMIT = 4 * 2**30   # bytes of address space for a worker
+PROCESSES = 64             # processes and threads of a sandboxed worker (RLIMIT_NPROC)
 _ROOT = str(Path(__file__).resolve().parents[3])   # holds panpriv_teach/
 _BOOT = ("import os, sys; sys.path[:0] = sys.argv[1].split(os.pathsep); "
          "from panpriv_teach.classroom.grading.worker import main; main()")
@@ -141,7 +142,8 @@ class Worker:
         if memory and not _has_rlimit():
             threading.Thread(target=self._watch_memory, daemon=True).start()
         self.alive = True
-        self.request(dict(setup, memory=memory if _has_rlimit() else None, cpu=cpu))
+        self.request(dict(setup, memory=memory if _has_rlimit() else None, cpu=cpu,
+                          processes=PROCESSES if sandbox is not None else None))
         ready = self.receive(time.monotonic() + 120)
         if ready != ["ready"]:
             self.kill()

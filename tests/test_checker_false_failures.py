@@ -8,7 +8,7 @@ is checked under the random seeds 0..199, and every failure is reported: 0 are e
 The bound this checks: by construction each exercise's statistical tests share a
 false-failure probability below `_laws.ALPHA` = 1e-7 (DKW with Massart's constant, exact
 binomial tails, Bonferroni), far too small to measure; with 0 failures in the N checks run
-here, the per-check false-failure rate is below 3/N (about 1.1e-4 for 135 answers × 200
+here, the per-check false-failure rate is below 3/N (about 7.1e-5 for 211 answers × 200
 seeds) with 95 % confidence, and below 3/600 = 0.005 for each exercise's 3 answers × 200
 seeds. A rate that a slip in a checker's tolerances would cause (1e-3 or more per check)
 shows up here.

@@ -181,6 +181,20 @@ def test_a_generator_draws_fresh_numbers_on_each_call_as_in_process(worker):
     assert rng.random() == reference.random()       # the grader's rng moved on too
 
 
+def test_a_generator_spawns_the_children_it_would_spawn_in_process(worker):
+    """`rng.spawn` (what the library's `clone_with_fresh_coins` uses) derives children from
+    the Generator's seed sequence, which the worker rebuilds: without it each spawn took
+    fresh entropy and 7.6's reproducibility check failed only when graded. (The count of
+    children spawned in the worker is not copied back: numpy cannot set it.)"""
+    define(worker, "def children(rng):\n    return [c.random() for c in rng.spawn(2)]")
+    remote = answer(worker, "children")
+    for seed in (5, 2**100 + 3):
+        rng = np.random.default_rng(seed)
+        rng.spawn(1)                                   # a child already taken in the grader
+        want = [c.random() for c in np.random.default_rng(seed).spawn(3)[1:]]
+        assert call(remote, rng) == want
+
+
 def test_a_checkers_callable_is_called_back_in_the_grader(worker):
     """7.1 gives the answer a curator defined in the checker module: it stays in the grader
     (with its answers) and counts the queries the answer made."""

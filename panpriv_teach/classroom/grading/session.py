@@ -319,8 +319,13 @@ class Session:
         def reference(obj):
             if isinstance(obj, np.random.Generator):
                 rngs.setdefault(id(obj), obj)
-                state = obj.bit_generator.state
-                return ("rng", id(obj), state["bit_generator"], state)
+                state, seeds = obj.bit_generator.state, obj.bit_generator.seed_seq
+                if isinstance(seeds, np.random.SeedSequence):   # for the answer's rng.spawn()
+                    seeds = (seeds.entropy, seeds.spawn_key, seeds.pool_size,
+                             seeds.n_children_spawned)
+                else:
+                    seeds = None
+                return ("rng", id(obj), state["bit_generator"], state, seeds)
             if _is_checker_callable(obj):
                 callbacks.setdefault(id(obj), obj)
                 return ("callback", id(obj), getattr(obj, "__name__", type(obj).__name__))

@@ -138,9 +138,14 @@ class Worker:
         """Rebuild a reference the grader pickled (see session.Session._reference)."""
         import numpy as np
         if pid[0] == "rng":
-            _, key, name, state = pid
-            if key not in self.rngs:
-                generator = np.random.Generator(getattr(np.random, name)())
+            _, key, name, state, seeds = pid
+            if key not in self.rngs:     # with its seed sequence: spawn() as in the grader
+                if seeds is not None:
+                    entropy, spawn_key, pool_size, spawned = seeds
+                    seeds = np.random.SeedSequence(entropy, spawn_key=spawn_key,
+                                                   pool_size=pool_size,
+                                                   n_children_spawned=spawned)
+                generator = np.random.Generator(getattr(np.random, name)(seeds))
                 generator.bit_generator.state = state
                 self.rngs[key] = generator
             return self.rngs[key]

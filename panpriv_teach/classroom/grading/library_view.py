@@ -68,8 +68,9 @@ def _targets(module, keep=()) -> tuple[dict, dict]:
     for dotted, numbers in sorted(asked.items()):
         owner, name = _resolve(dotted)
         which = ", ".join(numbers)
-        message = (f"{dotted} is not available while grading: exercise{'s' * (len(numbers) > 1)} "
-                   f"{which} asks you to write it")
+        several = len(numbers) > 1
+        message = (f"{dotted} is not available while grading: exercise{'s' * several} "
+                   f"{which} ask{'' if several else 's'} you to write it")
         if inspect.isclass(owner):
             home = next(k for k in owner.__mro__ if name in vars(k))
             if home is not owner:

@@ -91,14 +91,14 @@ def test_the_graders_static_check_names_what_each_answer_uses(notebook, number, 
         assert found, f"{number} by {how}: no function that {number} declares is named"
 
 
-@pytest.mark.xfail(strict=True, reason="library_uses follows `name = value` assignments "
-                   "only, not `a, b = value, other` (reported to the grader's owner)")
-def test_the_static_check_follows_an_object_made_in_a_tuple_assignment():
-    """Such an answer is still stopped when it runs (the view's stub of update)."""
-    source = ("from panpriv_teach.counters import SimpleCounter\n"
-              "counter, releases = SimpleCounter(1.0, rng=0), []\n"
-              "counter.update(1)\n")
+@pytest.mark.parametrize("made", ["counter, releases = SimpleCounter(1.0, rng=0), []",
+                                  "[releases, (counter, n)] = [], (SimpleCounter(1.0, rng=0), 3)"])
+def test_the_static_check_follows_an_object_made_in_a_tuple_assignment(made):
+    """(Such an answer is also stopped when it runs, by the view's stub of update.)"""
+    source = f"from panpriv_teach.counters import SimpleCounter\n{made}\ncounter.update(1)\n"
     assert library_uses([source], ["panpriv_teach.counters.SimpleCounter.update"])
+    unpacked = f"from panpriv_teach.counters import SimpleCounter\n{made}\nreleases.update(1)\n"
+    assert not library_uses([unpacked], ["panpriv_teach.counters.SimpleCounter.update"])
 
 
 _RUN = r"""

@@ -110,13 +110,23 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Assign(self, node):
         self.generic_visit(node)
-        dotted = self.resolve(node.value)
         for target in node.targets:
-            if isinstance(target, ast.Name):
-                if dotted:
-                    self.aliases[target.id] = dotted
-                else:
-                    self.aliases.pop(target.id, None)
+            self._bind(target, node.value)
+
+    def _bind(self, target, value) -> None:
+        """`target = value`, element by element for `a, b = x, y` (lists alike)."""
+        packed = (ast.Tuple, ast.List)
+        if isinstance(target, packed):
+            values = value.elts if isinstance(value, packed) and len(value.elts) == len(
+                target.elts) else [None] * len(target.elts)
+            for t, v in zip(target.elts, values):
+                self._bind(t, v)
+        elif isinstance(target, ast.Name):
+            dotted = self.resolve(value) if value is not None else None
+            if dotted:
+                self.aliases[target.id] = dotted
+            else:
+                self.aliases.pop(target.id, None)
 
     def visit_Attribute(self, node):
         self.note(self.resolve(node))

@@ -233,6 +233,13 @@ def _first_two_rows(channel):
     return max(map(abs, _ratios(channel)[0, 1]))
 
 
+# the pairs of inputs a partial comparison takes: (rows it needs more than, ε over those, words)
+_SOME_PAIRS = ((3, _first_row, "the first input with each of the others only"),
+               (3, _first_and_last, "only the first and the last inputs"),
+               (2, _first_two_rows, "only the first two inputs"),
+               (2, _adjacent_rows, "only neighbouring rows"))
+
+
 @exercise("2.3", "The exact ε of a randomizer",
           solved_by=("panpriv_teach.local.local_epsilon", "panpriv_teach.audit.exact_epsilon"))
 def exercise_2_3(channel_epsilon):
@@ -260,22 +267,11 @@ def exercise_2_3(channel_epsilon):
         if abs(got - truth) < 1e-4:
             raise ExerciseFailed(f"your ε is off by {abs(got - truth):.1g}: rounded? Return it "
                                  f"unrounded: it decides the noise of everything built on it. ({where})")
-        if len(channel) > 3 and _close(got, _first_row(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared the first input with each of "
-                                 "the others only, but Definition 2.1 takes every pair of inputs "
-                                 f"x, x': you understate the privacy loss. ({where})")
-        if len(channel) > 3 and _close(got, _first_and_last(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared only the first and the last "
-                                 "inputs, but Definition 2.1 takes every pair of inputs x, x': "
-                                 f"you understate the privacy loss. ({where})")
-        if len(channel) > 2 and _close(got, _first_two_rows(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared only the first two inputs, "
-                                 "but Definition 2.1 takes every pair of inputs x, x': you "
-                                 f"understate the privacy loss. ({where})")
-        if len(channel) > 2 and _close(got, _adjacent_rows(channel)):
-            raise ExerciseFailed(f"wrong on {what}: you compared only neighbouring rows, but "
-                                 "Definition 2.1 takes every pair of inputs x, x': you "
-                                 f"understate the privacy loss. ({where})")
+        for rows, partial, compared in _SOME_PAIRS:
+            if len(channel) > rows and _close(got, partial(channel)):
+                raise ExerciseFailed(f"wrong on {what}: you compared {compared}, but Definition "
+                                     "2.1 takes every pair of inputs x, x': you understate the "
+                                     f"privacy loss. ({where})")
         raise ExerciseFailed(f"wrong on {what}: ε is the max over inputs x, x' and outputs y of "
                              f"ln(P[y | x] / P[y | x']). ({where})")
     impossible = np.array([[1.0, 0.0], [0.5, 0.5]])

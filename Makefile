@@ -27,10 +27,13 @@ workspace: setup  ## copy exercises/ to my_work/ where you work (never overwrite
 XDIST  := -n 2 --dist loadscope --no-loadscope-reorder
 
 test: setup  ## the whole suite: library, pipeline, notebooks (nbval) and browser tests
-	$(BIN)/python -m pytest $(XDIST) $(NBVAL) tests lectures solutions
+	$(BIN)/python -m pytest $(XDIST) --durations=20 $(NBVAL) tests lectures solutions
 
 test-fast: setup  ## the inner loop: library and checkers, no browser, notebooks or slow tests
 	$(BIN)/python -m pytest $(XDIST) -m "not browser and not notebooks and not slow" tests
+
+test-false-failures: setup  ## README's measurement: every correct answer under 200 random seeds (~40 CPU-min)
+	FALSE_FAILURE_SEEDS=200 $(BIN)/python -m pytest $(XDIST) -s tests/test_checker_false_failures.py
 
 exercises: setup  ## regenerate exercises/ from solutions/ (refuses edited ones; BACKUP=1 moves them to my_work/)
 	$(BIN)/python -m panpriv_teach generate $(if $(BACKUP),--backup,)
@@ -62,7 +65,7 @@ bench: setup  ## run every benchmark (not part of the test suite; summary in ben
 	@failed=""; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || failed="$$failed $$b"; done; \
 	if [ -n "$$failed" ]; then echo "targets NOT met in:$$failed"; exit 1; fi
 
-.PHONY: help setup lab workspace test test-fast exercises notebooks check release grade nbgrader bench
+.PHONY: help setup lab workspace test test-fast test-false-failures exercises notebooks check release grade nbgrader bench
 
 slides: setup  ## offline reveal.js decks of the lectures in build/slides/ (open build/slides/index.html)
 	$(BIN)/python course/build.py slides

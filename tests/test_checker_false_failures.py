@@ -13,16 +13,26 @@ seeds) with 95 % confidence, and below 3/600 = 0.005 for each exercise's 3 answe
 seeds. A rate that a slip in a checker's tolerances would cause (1e-3 or more per check)
 shows up here.
 
-Slow (minutes on 2 cores): marked `slow`, so the fast tier skips it; one class per checker
-module, so pytest-xdist's loadscope spreads the modules over the workers.
+Two runs of the same test. README's numbers come from the measurement, `make
+test-false-failures`: MEASURED = 200 random seeds per answer, about 40 CPU-minutes. `make
+test` runs a routine check with ROUTINE = 10 random seeds per answer (2 CPU-minutes), which
+still fails at once on a checker whose tolerance slipped to 1e-3 per check (0 failures in
+its 2,110 checks bound the rate below 1.4e-3). The environment variable
+FALSE_FAILURE_SEEDS chooses (the measurement sets it to MEASURED).
+
+Marked `slow`, so the fast tier skips it; one class per checker module, so pytest-xdist's
+loadscope spreads the modules over the workers.
 """
+import os
+
 import pytest
 
 from checker_testing import tables
 from panpriv_teach.exercises._answers import reseeded
 from panpriv_teach.exercises.harness import ExerciseFailed
 
-SEEDS = 200
+MEASURED, ROUTINE = 200, 10
+SEEDS = int(os.environ.get("FALSE_FAILURE_SEEDS", ROUTINE))
 pytestmark = pytest.mark.slow
 
 
@@ -44,15 +54,15 @@ def false_failures(table) -> tuple[int, list[str]]:
 
 
 def _module_test(table):
-    def test_no_correct_answer_fails_under_200_random_seeds(self):
+    def test_no_correct_answer_fails_under_any_random_seed(self):
         runs, failures = false_failures(table)
         print(f"\n{table.module}: {len(table.variants)} correct answers × {SEEDS} random seeds "
               f"= {runs} checks, {len(failures)} failures")
         assert not failures, "\n".join(failures)
-    return test_no_correct_answer_fails_under_200_random_seeds
+    return test_no_correct_answer_fails_under_any_random_seed
 
 
 for _table in tables():
     _name = "Test" + "".join(part.title() for part in _table.module.split("_"))
-    globals()[_name] = type(_name, (), {"test_no_correct_answer_fails_under_200_random_seeds":
+    globals()[_name] = type(_name, (), {"test_no_correct_answer_fails_under_any_random_seed":
                                         _module_test(_table)})

@@ -80,11 +80,12 @@ def test_the_instructor_guide_lists_every_mistake_of_the_tables():
 
 def test_readme_states_the_false_failure_test_it_is_backed_by():
     """README's promise names the number of correct answers and checks that
-    tests/test_checker_false_failures.py runs (200 random seeds each)."""
+    tests/test_checker_false_failures.py measures (`make test-false-failures`: 200 random
+    seeds each)."""
     from pathlib import Path
 
-    from test_checker_false_failures import SEEDS
+    from test_checker_false_failures import MEASURED
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     answers = len(VARIANTS)
-    assert f"{answers} correct answers" in readme and f"{SEEDS} random seeds" in readme
-    assert f"{answers * SEEDS:,} checks" in readme
+    assert f"{answers} correct answers" in readme and f"{MEASURED} random seeds" in readme
+    assert f"{answers * MEASURED:,} checks" in readme and "make test-false-failures" in readme

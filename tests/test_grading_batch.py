@@ -30,6 +30,7 @@ HOSTILE = {   # cells a hostile notebook adds after the check of 5.1
 
 
 FORGED = "**5 of 5 exercises passed.**"   # a Markdown line a cheater would like to show
+FORMULA = '=HYPERLINK("x.example", "7 of 7")'
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,7 @@ def graded(tmp_path_factory):
     (subs / "bob" / f"{MODULE}.ipynb").write_text('{"cells": [')            # invalid JSON
     write(correct, subs / "bob", "08_quantum_streams")                       # no such module
     (subs / "carl").mkdir()                                                  # handed in nothing
+    (subs / FORMULA).mkdir()                          # a name a spreadsheet would run
     write(student_notebook(MODULE, extra=HOSTILE), subs / "dave", MODULE)
     write(correct, subs / "erin", MODULE)
     write(student_notebook(MODULE, answers={"5.1": "stub"}), subs / "erin", f"{MODULE}-Copy1")
@@ -131,10 +133,20 @@ def test_no_student_string_becomes_markdown_in_the_feedback(graded):
     assert rows_of(graded, "**gina**")[0][1] == "failed"
 
 
+def test_no_cell_of_grades_csv_is_a_spreadsheet_formula(graded):
+    """A folder named like a formula is shown as text ('=...), in grades.csv only: grades.json
+    keeps the name as it is."""
+    assert rows_of(graded, "'" + FORMULA) and not rows_of(graded, FORMULA)
+    cells = [v for row in graded["rows"] for v in row.values()]
+    assert not [v for v in cells if v[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    rows = json.loads((graded["out"] / "grades.json").read_text())["rows"]
+    assert any(r["student"] == FORMULA for r in rows)
+
+
 def test_outputs_are_written_whole_and_nothing_else_is_left(graded):
     written = sorted(p.relative_to(graded["out"]).as_posix() for p in graded["out"].rglob("*"))
     assert written == ["feedback", *(f"feedback/{s}.md" for s in
-                                     sorted(["**gina**", "ada", "bob", "carl", "dave", "erin"])),
+                                     sorted(["**gina**", FORMULA, "ada", "bob", "carl", "dave", "erin"])),
                        "grades.csv", "grades.json"]
 
 
@@ -153,16 +165,17 @@ def test_a_hostile_notebook_is_contained_and_harms_no_one(graded):
 
 def test_grades_json_has_the_rows_and_a_summary_per_student(graded):
     grades = json.loads((graded["out"] / "grades.json").read_text())
-    assert grades["rows"] == graded["rows"]
+    assert [r for r in grades["rows"] if r["student"] != FORMULA] == [
+        r for r in graded["rows"] if r["student"] != "'" + FORMULA]   # one cell shown as text
     assert grades["students"]["ada"]["passed"] == 5 and grades["students"]["ada"]["modules"] == [MODULE]
     assert grades["students"]["bob"]["error"] == 5
-    assert set(grades["students"]) == {"ada", "bob", "carl", "dave", "erin", "**gina**"}
+    assert set(grades["students"]) == {"ada", "bob", "carl", "dave", "erin", "**gina**", FORMULA}
     assert grades["run"]["sandbox"] == "bubblewrap" and grades["run"]["problems"] == []
 
 
 def test_feedback_has_the_scoreboard_and_every_diagnosis(graded):
     feedback = {p.stem: p.read_text() for p in (graded["out"] / "feedback").glob("*.md")}
-    assert set(feedback) == {"ada", "bob", "carl", "dave", "erin", "**gina**"}
+    assert set(feedback) == {"ada", "bob", "carl", "dave", "erin", "**gina**", FORMULA}
     assert "**5 of 5 exercises passed.**" in feedback["ada"]
     assert "notes.txt is not a notebook" in feedback["ada"]
     assert "could not be read as a notebook" in feedback["bob"]

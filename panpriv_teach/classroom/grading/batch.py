@@ -300,11 +300,17 @@ def _write(out: Path, plans: dict, others: list, results: dict, settings: dict) 
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, ["student", "exercise", "status", "diagnosis"])
     writer.writeheader()
-    writer.writerows(all_rows)
+    writer.writerows({k: _spreadsheet_safe(v) for k, v in row.items()} for row in all_rows)
     _write_atomically(out / "grades.csv", text.getvalue())
     _write_atomically(out / "grades.json", json.dumps(
         {"rows": all_rows, "students": summary, "notebooks": notebooks, "run": settings},
         indent=1, ensure_ascii=False))
+
+
+def _spreadsheet_safe(value: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with =, +, -, @, a tab or a
+    carriage return (a formula when grades.csv is opened) gets a leading apostrophe."""
+    return f"'{value}" if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 def _summary(out: Path, results: dict, others: list, settings: dict) -> int:

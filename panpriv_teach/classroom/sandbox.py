@@ -47,10 +47,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from panpriv_teach.classroom.grading.worker import DROP_TO
+
 TMP_BYTES = 256 * 2**20
 SHM_BYTES = 64 * 2**20
 WORKER_ID = 65534         # "nobody" and "nogroup": the user and group student code runs as
-DROP_TO = "PANPRIV_WORKER_ID"   # set where the worker must drop root itself (grader is root)
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
           "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/fonts", "/etc/localtime")
 LIBRARY = "/course"       # where the library view is mounted inside the sandbox

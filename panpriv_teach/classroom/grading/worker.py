@@ -20,6 +20,7 @@ import sys
 import types
 
 MAIN_PID = os.getpid()
+DROP_TO = "PANPRIV_WORKER_ID"   # the id the worker becomes, where it must drop root itself
 
 
 def _claim_stdio():
@@ -267,7 +268,7 @@ def drop_privileges() -> None:
     for good: no supplementary groups, then real, effective and saved ids changed together,
     after which the kernel clears every capability. Raises (and the worker stops) if root or
     a capability is left."""
-    wanted = os.environ.pop("PANPRIV_WORKER_ID", None)
+    wanted = os.environ.pop(DROP_TO, None)
     if wanted is None:
         return
     worker = os.fork()

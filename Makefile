@@ -33,7 +33,7 @@ test-fast: setup  ## the inner loop: library and checkers, no browser, notebooks
 	$(BIN)/python -m pytest $(XDIST) -m "not browser and not notebooks and not slow" tests
 
 test-false-failures: setup  ## README's measurement: every correct answer under 200 random seeds (~40 CPU-min)
-	FALSE_FAILURE_SEEDS=200 $(BIN)/python -m pytest $(XDIST) -s tests/test_checker_false_failures.py
+	FALSE_FAILURE_SEEDS=200 $(BIN)/python -m pytest $(XDIST) -rP tests/test_checker_false_failures.py
 
 exercises: setup  ## regenerate exercises/ from solutions/ (refuses edited ones; BACKUP=1 moves them to my_work/)
 	$(BIN)/python -m panpriv_teach generate $(if $(BACKUP),--backup,)

@@ -110,6 +110,17 @@ def fresh_answer(fn, args: tuple, fixed: list, where: str, judge) -> None:
         raise
 
 
+def as_pair(answer, what: str) -> tuple:
+    """`answer` as a pair (a 2-element tuple, list or array), or the diagnosis that `what`
+    (the call and the pair it should return, e.g. "plan(epsilon, n) ... (bias, std)") did
+    not return one."""
+    if isinstance(answer, np.ndarray) and answer.shape == (2,):
+        return tuple(answer)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise ExerciseFailed(f"{what}; got {type(answer).__name__} ({answer!r:.60}).")
+    return tuple(answer)
+
+
 _REAL_TYPES = (int, float, np.floating, np.integer)
 
 

@@ -162,7 +162,8 @@ def on_fine_grid(z) -> bool:
 def _atoms(z) -> tuple[float, int]:
     """(the value drawn most often, how often), when that is an atom: drawn _REPEATS times or
     more, and not merely a point of a fine grid (a value at the sample's edge always is one:
-    noise clipped at a bound); else (that value, 0)."""
+    noise clipped at a bound); (that value, 0) when it is a fine-grid point not at the
+    sample's edge; else (that value, how often)."""
     atom, times = most_repeated(z)
     if times >= _REPEATS and on_fine_grid(z) and not any(
             math.isclose(atom, end, rel_tol=1e-9, abs_tol=1e-12)

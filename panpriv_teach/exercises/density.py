@@ -264,6 +264,7 @@ def exercise_3_4(release):
                                  "estimate is biased (accuracy), and the noise at the bound is "
                                  "not Laplace noise any more. Release the unbiased estimate "
                                  f"itself. (case: m = {m} bits with θ = {theta:g}, ε = {eps:g})")
+    pooled = None
     if not any(misfits):
         pooled = _laws.laplace_misfit(np.concatenate(standard), 1.0, _laws.ALPHA / 2)
         if pooled is None:
@@ -271,7 +272,8 @@ def exercise_3_4(release):
         misfits[0] = pooled
     i = next(i for i, m in enumerate(misfits) if m)
     median, centre, theta, m, eps = centres[i]
-    where = f"(case: m = {m} bits with θ = {theta:g}, ε = {eps:g})"
+    where = (f"(the {len(misfits)} cases together)" if misfits[i] is pooled else
+             f"(case: m = {m} bits with θ = {theta:g}, ε = {eps:g})")
     if misfits[i].kind not in ("none", "partly exact", "few values", "clipped", "rounded"):
         spread = ratios[i] * 4 / (eps ** 2 * m)
         if abs(median - 4 * theta / eps) < 0.2 * spread + 1e-9:

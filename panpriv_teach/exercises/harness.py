@@ -361,7 +361,7 @@ def _same(a, b) -> bool:
 
 
 def _parameter_name(fn, position: int) -> str:
-    """The name the answer gives its positional parameter `position` ("argument 2" if it
+    """The name the answer gives its positional parameter `position` ("number 2" if it
     cannot be told)."""
     try:
         names = [p.name for p in inspect.signature(fn).parameters.values()
@@ -379,7 +379,9 @@ def repeated(fn, args: tuple, kwargs: dict, repeat: int | None):
     `kwargs[_MAY_CHANGE]` (set by `call`, removed here) lists the positions of arguments the
     answer may change in place: those are passed themselves, not copied (one call only)."""
     kwargs = dict(kwargs)
-    free = set(kwargs.pop(_MAY_CHANGE, ())) if repeat is None else set()
+    free = set(kwargs.pop(_MAY_CHANGE, ()))
+    if repeat is not None:      # a repeated call gets fresh copies every time
+        free = set()
 
     def once():
         given = [a if i in free else _copied(a) for i, a in enumerate(args)]
@@ -490,6 +492,15 @@ def call(fn, *args, seconds: float = 10.0, repeat: int | None = None, may_change
                     "" if repeat is None else f" {repeat} times")
 
 
+def not_reproducible(elsewhere: str = "") -> ExerciseFailed:
+    """The diagnosis of an answer whose identically seeded calls differ (`elsewhere`: more
+    places it may draw from, after the usual ones)."""
+    return ExerciseFailed("two calls with identically seeded rngs gave different answers: "
+                          "your function draws randomness from somewhere other than its "
+                          f"`rng` argument (np.random.*, the random module{elsewhere}), so its "
+                          "results can be neither reproduced nor checked.")
+
+
 def expect_reproducible(fn, *args, convert=None, draws: int = 1, **kwargs) -> None:
     """Fail unless `fn(*args, rng=...)` is reproducible from its `rng` argument: `draws`
     calls from identically seeded generators give the same answers twice. (Whether it is
@@ -504,10 +515,7 @@ def expect_reproducible(fn, *args, convert=None, draws: int = 1, **kwargs) -> No
 
     first, again = run(), run()
     if any(a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(first, again)):
-        raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
-                             "your function draws randomness from somewhere other than its "
-                             "`rng` argument (np.random.*, the random module), so its results "
-                             "can be neither reproduced nor checked.")
+        raise not_reproducible()
 
 
 def _preview(values) -> str:
@@ -561,12 +569,13 @@ class SealedAlgorithm(StreamAlgorithm):
     """A stream algorithm as an answer that must decode from releases alone gets it (7.6):
     it can be copied (`clone_with_fresh_coins`, `copy.deepcopy`) at most `copies` times in
     all (copies of copies included), its copies run (`update`, `process`) and any output
-    read, but its memory cannot be read (no attribute but `universe_size`, no `state()`;
-    the algorithm is held in closures, not in an attribute, so `vars()` and deep copies do
-    not show it), and the original refuses query streams. Its random generators are listed
-    (`_coins`: no memory in them), so `clone_with_fresh_coins` replaces them with the
-    attacker's. It lives in the harness because the grader's worker, which runs the answer,
-    imports only the harness of the checker package."""
+    read, but its memory cannot be read (no attribute but `universe_size` and its
+    generators `_coins`, no `state()`; the algorithm is held in closures, not in an
+    attribute, so `vars()` and deep copies do not show it), and the original refuses query
+    streams. Its random generators are listed (`_coins`: no memory in them), so
+    `clone_with_fresh_coins` replaces them with the attacker's. It lives in the harness
+    because the grader's worker, which runs the answer, imports only the harness of the
+    checker package."""
 
     def __init__(self, algorithm, copies: float = math.inf, *, _left=None, _is_copy=False):
         from panpriv_teach.intrusion import _generators

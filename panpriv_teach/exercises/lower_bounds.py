@@ -19,7 +19,7 @@ from panpriv_teach.exercises import _laws
 from panpriv_teach.exercises._answers import (as_numpy_array, as_real, fresh_answer,
                                               fresh_rng, seeded)
 from panpriv_teach.exercises.harness import (ExerciseFailed, SealedAlgorithm, call, exercise,
-                                             expect_reproducible)
+                                             expect_reproducible, not_reproducible)
 from panpriv_teach.intrusion import AccurateDistinctCount
 from panpriv_teach.lower_bounds import packing_bound as _packing_bound
 from panpriv_teach.reconstruction import (all_subsets, random_queries, subset_sums,
@@ -230,10 +230,7 @@ def exercise_7_4(decoding_success):
     small = [[as_real(call(decoding_success, 16, 48, 1.0, rng=np.random.default_rng(s)),
                       "the success rate") for s in seeds[20:]] for _ in range(2)]
     if small[0] != small[1]:
-        raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
-                             "your function draws randomness from somewhere other than its "
-                             "`rng` argument (np.random.*, the random module), so its results "
-                             "can be neither reproduced nor checked.")
+        raise not_reproducible()
     low, high = float(np.mean(rates[0.1])), float(np.mean(rates[1.0]))
     # reference on 600 seeded runs: at E = 0.1·√n every run recovers every row; at E = √n
     # the mean is 0.50, single runs reach 0.78, means of 10 runs stay far below 0.8
@@ -325,11 +322,7 @@ def exercise_7_6(intrusion_attack):
                             np.random.default_rng(int(seed))), "your guess", _USERS)
                  for _ in range(2)]
         if not np.array_equal(*small):
-            raise ExerciseFailed("two calls with identically seeded rngs gave different answers: "
-                                 "your function draws randomness from somewhere other than its "
-                                 "`rng` argument (np.random.*, the random module, copies with "
-                                 "coins not from rng), so its results can be neither reproduced "
-                                 "nor checked.")
+            raise not_reproducible(", copies with coins not from rng")
     result = call(intrusion_attack, SealedAlgorithm(algorithm, copies=_QUERIES), _QUERIES,
                   np.random.default_rng(int(rng.integers(2**31))))
     guess = _bits(result, "your guess", _USERS)

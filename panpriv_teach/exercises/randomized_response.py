@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, fresh_answer,
+from panpriv_teach.exercises._answers import (as_numpy_array, as_pair, as_real, fresh_answer,
                                               fresh_rng, seeded)
 from panpriv_teach.exercises.harness import (ExerciseFailed, attempt, call, exercise,
                                              expect_reproducible, value_of)
@@ -293,11 +293,7 @@ def exercise_2_3(channel_epsilon):
 # ---------------------------------------------------------------- 2.4 planning
 def _judge_plan(answer, epsilon, n, where):
     """Raise the diagnosis of `answer`, what plan(epsilon, n) returned."""
-    if isinstance(answer, np.ndarray) and answer.shape == (2,):
-        answer = tuple(answer)
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise ExerciseFailed(f"plan(epsilon, n) should return a pair (bias, std), got "
-                             f"{type(answer).__name__} ({answer!r:.60}).")
+    answer = as_pair(answer, "plan(epsilon, n) should return a pair (bias, std)")
     bias = as_real(answer[0], "the bias")
     std = as_real(answer[1], "the predicted std")
     right = math.tanh(epsilon / 2)

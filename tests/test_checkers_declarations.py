@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import pytest
 from checker_testing import fails_with
 
@@ -135,7 +134,6 @@ def test_an_ordinary_bug_on_the_extra_case_keeps_its_own_diagnosis(checker, corr
     """An answer right on the fixed cases and wrong on the extra one by an ordinary slip (a
     value no table of the fixed cases gives) is told what is wrong, not that it looked up
     answers."""
-    import importlib
     module, name = checker.split(".")
     checker = getattr(importlib.import_module(f"panpriv_teach.exercises.{module}"), name)
     table, name = correct.split(".")

@@ -143,7 +143,7 @@ def ran_in_views(notebook: str, folder) -> list:
                                str(batch)], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         results += [(number, how, tuple(got)) for (number, how, _), got in
-                    zip(calls, json.loads(done.stdout.strip().splitlines()[-1]))]
+                    zip(calls, json.loads(done.stdout.strip().splitlines()[-1]), strict=True)]
     return results
 
 
@@ -151,7 +151,8 @@ def _stopped(kind: str, message: str) -> bool:
     """Whether an answer's run was stopped by the grading library: a stub, or a name gone."""
     if kind == "RuntimeError":
         return "is not available while grading" in message
-    return kind in ("AttributeError", "ImportError", "NameError") and "'_" in message
+    return (kind in ("AttributeError", "ImportError") and "'_" in message
+            and ("module 'panpriv_teach." in message or "from 'panpriv_teach." in message))
 
 
 @pytest.mark.parametrize("notebook", list(ANSWERS))
@@ -169,5 +170,6 @@ def test_only_a_stub_or_a_removed_helper_counts_as_stopped_by_grading():
     assert _stopped("AttributeError", "module 'panpriv_teach.attacks' has no attribute "
                     "'_can_produce'")
     assert not _stopped("TypeError", "'NoneType' object is not callable")
+    assert not _stopped("AttributeError", "'NoneType' object has no attribute '_state'")
     assert not _stopped("RuntimeError", "the answer's own error")
     assert not _stopped("ran", "")

@@ -16,7 +16,6 @@ import csv
 import hashlib
 import importlib.util
 import json
-import marshal
 import os
 import shutil
 import signal
@@ -554,6 +553,8 @@ def test_a_million_references_to_one_large_fraction_cost_a_few_gcds_then_are_ref
     from panpriv_teach.classroom.grading import wire
     big = [(1 << 65535) | 1, (1 << 65535) | 3]
     assert wire.decode([{"f": big}] * 32)[31] == Fraction(*big)
+    with pytest.raises(wire.TooLarge):                    # the 33rd is past the budget
+        wire.decode([{"f": big}] * 33)
     with pytest.raises(wire.TooLarge, match="beyond 64 in all: the grader accepts at most "
                                             "4,194,304"):
         wire.decode([{"f": big}] * 1_999_000)

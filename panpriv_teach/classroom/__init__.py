@@ -4,3 +4,10 @@
 the scoreboard of `check` (`scoreboard`) and the grader (`grading`). None of it is imported
 by the library itself; the commands of `python -m panpriv_teach` use it.
 """
+import sys
+
+# jsonschema, which nbformat imports, compiles rfc3987_syntax's IRI grammar when it loads:
+# 1.5 s of CPU at the start of every command that reads a notebook. A notebook's schema
+# checks no IRI, so the commands do without it: importing it raises ImportError, which
+# jsonschema expects of an optional checker. (A process that imported it before keeps it.)
+sys.modules.setdefault("rfc3987_syntax", None)

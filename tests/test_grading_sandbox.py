@@ -4,6 +4,7 @@ the grader's process, and the budgets of a notebook (wall and CPU time, replays 
 What a notebook can see from inside is in test_grading_cheats (its "recon" student)."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,11 +12,12 @@ import time
 
 import pytest
 
-from panpriv_teach.classroom.grading import grade_notebook
+from panpriv_teach.classroom.grading import grade_notebook, grade_submissions
 from panpriv_teach.classroom.grading.notebook import Budget
 from panpriv_teach.classroom.grading.session import PROCESSES, AnswerProxy, Session, Worker
-from panpriv_teach.classroom.sandbox import (SHM_BYTES, TMP_BYTES, WORKER_ID, Sandbox,
-                                             SandboxUnavailable, environment_prefixes)
+from panpriv_teach.classroom.sandbox import (ROOT_WORKER_IDS, SHM_BYTES, TMP_BYTES, WORKER_ID,
+                                             Sandbox, SandboxUnavailable, accounts_using,
+                                             environment_prefixes, worker_id)
 from panpriv_teach.exercises.harness import ExerciseFailed, call
 from test_grading_support import ROOT, sandbox_or_skip, statuses, student_notebook, write
 
@@ -68,7 +70,9 @@ ATTEMPT = ("import os, sys\n"
 
 
 def test_graded_code_runs_unprivileged_and_can_write_nothing_of_the_host(sandbox):
-    """Student code runs as 65534 ("nobody") with no capability at all, so the kernel's
+    """Student code runs as an unprivileged user of its own (65534, "nobody", in its user
+    namespace; as root, an id of ROOT_WORKER_IDS that no account uses, one per grading
+    process) with no capability at all, so the kernel's
     settings (core_pattern: a pipe there runs a program as root outside the sandbox), the
     Python environment and the library are closed to it, and the course's solutions are
     not there to read."""
@@ -85,7 +89,11 @@ def test_graded_code_runs_unprivileged_and_can_write_nothing_of_the_host(sandbox
         "            'library': attempt('/course/panpriv_teach/__init__.py'),\n"
         f"            'course': attempt({str(ROOT / 'README.md')!r}, 'r'),\n"
         f"            'solutions': attempt({str(ROOT / 'solutions/05_ppcum.ipynb')!r}, 'r')}}\n"))
-    assert found["ids"] == [WORKER_ID] * 6 and 0 not in found["groups"]
+    assert found["ids"] == [worker_id()] * 6 and 0 not in found["groups"]
+    if os.geteuid() == 0:
+        assert worker_id() in ROOT_WORKER_IDS and accounts_using(ROOT_WORKER_IDS) == []
+    else:
+        assert worker_id() == WORKER_ID
     assert found["caps"] == [0, 0, 0]
     for what in ("core_pattern", "sysctl", "venv_file", "venv_new", "library"):
         assert found[what] in ("PermissionError", "OSError"), (what, found[what])
@@ -147,6 +155,77 @@ def test_a_fork_bomb_stops_at_the_workers_process_limit(sandbox):
         "        return kids, type(exc).__name__\n"
         "    return kids, None\n"))
     assert kids < PROCESSES and error == "BlockingIOError"
+
+
+HOLDER = (   # forks until the process limit, then holds until the classmate has forked
+    "import fcntl, json, os, time\n"
+    "r, w = os.pipe()\n"
+    "kids, error = 0, None\n"
+    "try:\n"
+    "    while kids < 10 * 64:\n"
+    "        if os.fork() == 0:\n"
+    "            os.close(w)\n"
+    "            os.read(r, 1)\n"
+    "            os._exit(0)\n"
+    "        kids += 1\n"
+    "except OSError as exc:\n"
+    "    error = type(exc).__name__\n"
+    "full, forked = open(os.__file__), open(json.__file__)   # files both sandboxes see\n"
+    "fcntl.flock(full, fcntl.LOCK_EX)                        # 'I hold every process'\n"
+    "while True:                                             # until 'I have forked'\n"
+    "    try:\n"
+    "        fcntl.flock(forked, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+    "    except BlockingIOError:\n"
+    "        break\n"
+    "    fcntl.flock(forked, fcntl.LOCK_UN)\n"
+    "    time.sleep(0.01)\n"
+    "full.close()\n"
+    "forked.close()\n"
+    "os.close(w)\n"
+    "for _ in range(kids):\n"
+    "    os.wait()\n"
+    "raise RuntimeError(f'HELD {kids} {error}, then the classmate forked')\n")
+PROBER = (   # forks once while the holder holds all it may
+    "import fcntl, json, os, time\n"
+    "full, forked = open(os.__file__), open(json.__file__)\n"
+    "while True:                                             # until 'I hold every process'\n"
+    "    try:\n"
+    "        fcntl.flock(full, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+    "    except BlockingIOError:\n"
+    "        break\n"
+    "    fcntl.flock(full, fcntl.LOCK_UN)\n"
+    "    time.sleep(0.01)\n"
+    "child = os.fork()\n"
+    "if child == 0:\n"
+    "    os._exit(0)\n"
+    "os.waitpid(child, 0)\n"
+    "fcntl.flock(forked, fcntl.LOCK_EX)                      # 'I have forked'\n"
+    "fcntl.flock(full, fcntl.LOCK_SH)                        # the holder let go\n"
+    "full.close()\n"
+    "forked.close()\n")
+
+
+def test_a_fork_bomb_holding_its_limit_leaves_a_classmates_fork_alone(tmp_path):
+    """Two notebooks graded at once (two jobs): one forks up to its process limit and holds
+    its processes until the other, graded meanwhile, has forked a child (they meet through
+    locks on two files of the Python environment, which both sandboxes see). The count of
+    RLIMIT_NPROC is per user id, and each worker running at once has its own, so the
+    classmate's fork succeeds and it grades as a correct notebook."""
+    sandbox_or_skip()
+    subs = tmp_path / "submissions"
+    write(student_notebook("05_ppcum", extra={"5.1": HOLDER}), subs / "holder", "05_ppcum")
+    write(student_notebook("05_ppcum", extra={"5.1": PROBER}), subs / "prober", "05_ppcum")
+    code = grade_submissions(subs, tmp_path / "out", jobs=2, timeout=60, verify=False)
+    grades = json.loads((tmp_path / "out" / "grades.json").read_text())["notebooks"]
+    holder, prober = grades["holder"][0], grades["prober"][0]
+    assert code == 0
+    assert prober["problems"] == [] and holder["problems"] != []
+    held = holder["problems"][0].split("HELD ", 1)[1]
+    kids, error = held.split(",")[0].split()
+    assert int(kids) < PROCESSES and error == "BlockingIOError", held
+    assert held.endswith("then the classmate forked")
+    for grade in (holder, prober):
+        assert [r["status"] for r in grade["results"]] == ["passed"] * 5
 
 
 def test_a_worker_dies_with_the_process_that_started_it(sandbox, tmp_path):
@@ -251,3 +330,14 @@ def test_a_bwrap_that_does_not_work_is_refused_with_its_error(tmp_path, monkeypa
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(SandboxUnavailable, match="sudo apt-get install bubblewrap"):
         Sandbox.find()
+
+
+def test_an_account_using_an_id_of_the_root_workers_block_is_found(tmp_path):
+    """The block of ids a root grader's workers get is checked against the accounts: a user
+    or group inside it is named (Sandbox.find then refuses), one outside it is not."""
+    inside, outside = ROOT_WORKER_IDS.start + 5, ROOT_WORKER_IDS.start - 1
+    passwd, group = tmp_path / "passwd", tmp_path / "group"
+    passwd.write_text(f"root:x:0:0::/root:/bin/sh\nodd:x:{outside}:{inside}::/:/bin/sh\n")
+    group.write_text(f"root:x:0:\nclash:x:{inside}:\nfine:x:{outside}:\n")
+    assert accounts_using(ROOT_WORKER_IDS, files=(str(passwd), str(group))) == [
+        f"{passwd}: odd:x:{outside}:{inside}::/:/bin/sh", f"{group}: clash:x:{inside}:"]

@@ -22,17 +22,23 @@ that started it dies (--die-with-parent). The worker is the namespace's first pr
 ignores signals sent from inside the sandbox, and its CPU time reaches the grader's
 accounts when it ends.
 
-The student's code runs as the unprivileged user and group WORKER_ID (65534, "nobody"),
-with no capabilities: never as root, whose user id alone opens the kernel's settings in
-/proc/sys for writing (a core_pattern set from a sandbox runs a program as root outside
-it). Where the grader is not root, bwrap makes a user namespace (--unshare-user, --uid,
---gid, --disable-userns: no namespace nested in it) and the worker never had privileges.
+The student's code runs as an unprivileged user and group (`worker_id`), with no
+capabilities: never as root, whose user id alone opens the kernel's settings in /proc/sys
+for writing (a core_pattern set from a sandbox runs a program as root outside it). Where
+the grader is not root, bwrap makes a user namespace (--unshare-user, --uid, --gid,
+--disable-userns: no namespace nested in it) in which the worker is WORKER_ID (65534,
+"nobody"), and the worker never had privileges; its process count (RLIMIT_NPROC) is the
+namespace's own. Where the grader is root, the worker's ids are the host's, and
+RLIMIT_NPROC counts every process of the user id: so each grading process gives its
+workers (one at a time) ids of their own, ROOT_WORKER_IDS[its process id], from a block
+that no account in /etc/passwd or /etc/group uses (checked by `Sandbox.find`), and a fork
+bomb in one notebook cannot make a classmate's fork fail.
 Where the grader is root, bwrap cannot do both: in a user namespace it made as root, the
 worker's user id maps to the host's root (and a namespace mapping it elsewhere leaves bwrap
 unable to reach a Python environment under /root). So as root bwrap makes no user
 namespace, keeps only the capabilities to change user and group (--cap-drop ALL --cap-add
 CAP_SETUID --cap-add CAP_SETGID), and the worker's first act, before it reads anything from
-the grader (`worker.drop_privileges`), is to become WORKER_ID for good (setgroups, then
+the grader (`worker.drop_privileges`), is to become `worker_id()` for good (setgroups, then
 setresgid and setresuid: the kernel then clears every capability). It does so in a child:
 bwrap (root without capabilities) may not signal another user's process, so the first
 process, which --die-with-parent kills, stays root and only waits for the worker. The
@@ -51,7 +57,8 @@ from panpriv_teach.classroom.grading.worker import DROP_TO
 
 TMP_BYTES = 256 * 2**20
 SHM_BYTES = 64 * 2**20
-WORKER_ID = 65534         # "nobody" and "nogroup": the user and group student code runs as
+WORKER_ID = 65534         # "nobody" and "nogroup": the worker's ids in its user namespace
+ROOT_WORKER_IDS = range(2_000_000_000, 2_000_000_000 + 2**22)   # as root: one per process id
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
           "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/fonts", "/etc/localtime")
 LIBRARY = "/course"       # where the library view is mounted inside the sandbox
@@ -82,6 +89,29 @@ def python() -> str:
 
 class SandboxUnavailable(Exception):
     """No working bubblewrap on this machine; the message says why and how to get one."""
+
+
+def worker_id() -> int:
+    """The user and group id of the workers this process starts: WORKER_ID in their user
+    namespace, or, as root, ROOT_WORKER_IDS[this process's id] (a process id is below 2**22,
+    Linux's PID_MAX_LIMIT), which no other running process's workers share."""
+    return WORKER_ID if os.geteuid() != 0 else ROOT_WORKER_IDS[os.getpid()]
+
+
+def accounts_using(ids: range, files=("/etc/passwd", "/etc/group")) -> list:
+    """The lines of /etc/passwd and /etc/group whose user or group id lies in `ids`."""
+    found = []
+    for name in files:
+        try:
+            lines = Path(name).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split(":")
+            numbers = fields[2:4] if name.endswith("passwd") else fields[2:3]
+            if any(f.isdigit() and int(f) in ids for f in numbers):
+                found.append(f"{name}: {line}")
+    return found
 
 
 def _inside(path: str, folders) -> bool:
@@ -165,6 +195,12 @@ class Sandbox:
             why = ("and this machine has none" if sys.platform.startswith("linux") else
                    f"which needs Linux (this is {sys.platform})")
             raise SandboxUnavailable(HOW_TO_GET_IT.format(why=why))
+        taken = accounts_using(ROOT_WORKER_IDS) if os.geteuid() == 0 else []
+        if taken:
+            raise SandboxUnavailable(
+                f"the user and group ids {ROOT_WORKER_IDS.start}-{ROOT_WORKER_IDS.stop - 1}, "
+                f"which the grader gives its sandboxed workers, are in use ({taken[0]}): "
+                "grade as a user other than root, or remove that account")
         sandbox = cls(bwrap, hidden)
         trial = subprocess.run(sandbox.command(None, None) + [python(), "-I", "-S", "-c", "pass"],
                                capture_output=True, text=True, timeout=60)
@@ -198,7 +234,7 @@ class Sandbox:
         args += ["--chdir", HOME, "--clearenv"]
         environment = dict(worker_environment(HOME), PATH="/usr/bin:/bin")
         if os.geteuid() == 0:
-            environment[DROP_TO] = str(WORKER_ID)
+            environment[DROP_TO] = str(worker_id())
         for name, value in environment.items():
             args += ["--setenv", name, value]
         return args + ["--"]

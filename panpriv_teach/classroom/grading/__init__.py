@@ -7,12 +7,14 @@ course's real checkers in the grader (see `notebook` for one notebook, `batch` f
 What the grader prevents: a verdict made, altered or read by the student's code (it runs in
 another process, which holds no checker and no reference value and can send back only
 plain data); a notebook that never ends, exits, crashes, forks or eats memory stopping the
-grading (time limits kill the process, memory is capped, each notebook has its own
-process, and its relative paths reach only a temporary folder). What it does NOT prevent:
-the student's code runs as the user who grades, so it can read any file that user can read
-(other submissions, solutions/), write or delete files by absolute path, use the network,
-and run shell commands (`!cmd`). Grade an untrusted class inside a container (read-only
-submissions, no network); see the instructor guide.
+grading (time limits kill the process, memory, CPU time and processes are capped, each
+notebook has its own process); and, when a class is graded, the student's code reaching
+anything but its own notebook: every worker runs in a bubblewrap sandbox
+(`classroom.sandbox`: an unprivileged user of its own, no network, a read-only Python
+environment and library, its own /tmp and PID namespace, no other submission, no
+solutions, no output folder). Without a working sandbox, grading is refused, unless the
+instructor passes --no-sandbox (`sandbox=False`) for code they trust: then the student's
+code runs as the grading user, with that user's files and network.
 
 The names are imported on first use, so that the worker process (which imports
 `panpriv_teach.classroom.grading.worker`) does not load the grader's dependencies.

@@ -39,8 +39,9 @@ def _limit(memory: int | None, cpu: float | None, processes: int | None = None) 
     """Hard limits the student's code cannot raise: address space (the grader sends one only
     where RLIMIT_AS works, Linux), CPU seconds (SIGXCPU, then SIGKILL a second later),
     processes and threads of the worker's user (sent only to a sandboxed worker: a fork bomb
-    stops there; the count is per user id, so under a root grader, where every worker is
-    user 65534, the workers running at once share it), and no core dumps."""
+    stops there; the count is per user id, and every worker running at once has its own,
+    `classroom.sandbox.worker_id`: its own user namespace's, or as root an id of its own), and
+    no core dumps."""
     try:
         import resource
     except ImportError:   # Windows: the grader watches memory and time itself

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 GRADER_MEMORY = 4 * 2**30    # bytes of address space for a grading process
 BOOT = Path(__file__).with_name("boot.py")
@@ -100,9 +101,9 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def serve(options: dict) -> int:
-    """The job's side. `options`: "parent" (the main process's id), "bwrap" and "hidden"
-    (the sandbox, or "bwrap": None for none), "path" (see boot.py)."""
+def serve(options: dict) -> NoReturn:
+    """The job's side, until its input ends. `options`: "parent" (the main process's id),
+    "bwrap" and "hidden" (the sandbox, or "bwrap": None for none), "path" (see boot.py)."""
     _die_with(options["parent"])
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_WRONLY)
@@ -120,4 +121,4 @@ def serve(options: dict) -> int:
                                sandbox=sandbox, views=Views(**request["views"]))
         answers.write(json.dumps(grade.to_dict()) + "\n")
         answers.flush()
-    return 0
+    os._exit(0)     # every grade is sent and nothing else needs saving: no interpreter shutdown

@@ -16,7 +16,9 @@ notebooks of one course module, in which
 
 Every other line keeps its number (stubs and removals are padded with blank lines), so a
 traceback into the library points at the right line. The copy is compiled to bytecode here,
-by the grader; the sandbox mounts it read-only.
+by the grader; the sandbox mounts it read-only. A process parses the library once (again
+only when a file of it changes) and compiles each distinct text once, however many views
+it writes.
 
 `keep` names `solved_by` functions left in: a module's tools (`course.Module.tools`), which
 its handout gives the student for later exercises. `write_views` writes the two views a
@@ -29,10 +31,11 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import os
-import py_compile
 import shutil
+from importlib._bootstrap_external import _code_to_timestamp_pyc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -212,6 +215,39 @@ def _rewrite(lines: list, units: list, stubs: dict, gone: set) -> list:
     return lines
 
 
+_PARSED: dict = {}     # the library's files with their (mtime, size) → (files, sources, units)
+_CODE: dict = {}       # (file name, text) → its code object
+
+
+def _parsed() -> tuple[list, dict, dict]:
+    """(the library's files, {.py file: source}, {.py file: its units}), parsed once per
+    process for as long as no file changes (its modification time and size)."""
+    files = library_files()
+    stamp = tuple((rel, st.st_mtime_ns, st.st_size)
+                  for rel in files for st in [(PACKAGE / rel).stat()])
+    if stamp not in _PARSED:
+        sources = {rel.as_posix(): (PACKAGE / rel).read_text(encoding="utf-8")
+                   for rel in files if rel.suffix == ".py"}
+        units = {name: _units(name, ast.parse(text)) for name, text in sources.items()}
+        _PARSED.clear()
+        _PARSED[stamp] = (files, sources, units)
+    return _PARSED[stamp]
+
+
+def _write_compiled(path: Path, name: str, text: str) -> None:
+    """Write `text` to `path` and its bytecode beside it, as py_compile does (timestamp
+    checked); the code of a text already compiled in this process is reused (the import
+    system sets a code object's file name from where it is loaded)."""
+    path.write_text(text, encoding="utf-8")
+    key = (name, text)
+    if key not in _CODE:
+        _CODE[key] = compile(text.encode("utf-8"), str(path), "exec", dont_inherit=True)
+    stat = path.stat()
+    cached = Path(importlib.util.cache_from_source(str(path)))
+    cached.parent.mkdir(exist_ok=True)
+    cached.write_bytes(_code_to_timestamp_pyc(_CODE[key], stat.st_mtime, stat.st_size))
+
+
 def library_view(module, dest, keep=()) -> Path:
     """Write the worker's library for grading `module` (a course.Module) to
     dest/panpriv_teach and return `dest` (the folder to put first on the worker's path)."""
@@ -219,10 +255,7 @@ def library_view(module, dest, keep=()) -> Path:
     target = dest / "panpriv_teach"
     shutil.rmtree(target, ignore_errors=True)
     replace, add = _targets(module, keep)
-    files = library_files()
-    sources = {rel.as_posix(): (PACKAGE / rel).read_text(encoding="utf-8")
-               for rel in files if rel.suffix == ".py"}
-    units = {name: _units(name, ast.parse(text)) for name, text in sources.items()}
+    files, sources, units = _parsed()
     stubs = {}
     for name, wanted in replace.items():
         for unit in units[name]:
@@ -244,8 +277,7 @@ def library_view(module, dest, keep=()) -> Path:
             lines += [f"def _stub_{attribute}(*args, **kwargs): raise RuntimeError({message!r})",
                       f"_stub_{attribute}.__name__ = {attribute!r}",
                       f"{owner}.{attribute} = _stub_{attribute}"]
-        path.write_text("\n".join(lines), encoding="utf-8")
-        py_compile.compile(str(path), doraise=True)
+        _write_compiled(path, name, "\n".join(lines))
     return dest
 
 

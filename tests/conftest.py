@@ -4,8 +4,10 @@ Tiers (markers registered in pyproject.toml): `make test` runs everything; `make
 deselects `browser`, `notebooks` and `slow`. Items are marked here by where they are, so no
 test file has to repeat it:
 
-* `notebooks`: every nbval cell of lectures/, solutions/ and exercises/, and the test modules
-  of NOTEBOOK_MODULES, which execute notebooks (the course's or a class's) in kernels;
+* `notebooks`: the test modules of NOTEBOOK_MODULES, which execute notebooks (the course's or
+  a class's) in kernels, and every nbval cell of lectures/, solutions/ and exercises/ when
+  they are given to pytest with --nbval (`make test` compares the lectures and solutions
+  with their stored outputs in test_notebook_determinism.py instead);
 * `browser`: tests/browser/ and the modules of BROWSER_MODULES (headless Chromium);
 * `slow`: marked in the test files themselves (minutes of CPU), and the tests of SLOW_TESTS:
   over 10 s each in one run of the fast tier (loaded machine, 2 cores; the checkers' mutation

@@ -1,12 +1,13 @@
-"""Determinism of the notebooks: two fresh runs of a lecture or solution notebook give the
-same outputs, so the nbval suite gives the same result every time it runs.
+"""A fresh run of each lecture and solution notebook gives the outputs stored with it.
 
-Each notebook is executed twice in fresh kernels (in memory; nothing is written) and the
-runs are compared cell by cell on everything they produce: text, HTML, figures (PNG
-bytes) and the widget state (slider values and the figures drawn into Image widgets), with
-only the widget model ids renamed in order of appearance (they are random by design).
-This is more than nbval compares (it ignores images and the cells tagged
-nbval-ignore-output), so it also shows that
+This is nbval's comparison made stricter, and `make test` runs it instead of running the
+lectures and solutions under nbval as well (each run of all of them costs about two CPU-
+minutes). Each notebook is executed once in a fresh kernel (in memory; nothing is written)
+and compared with its stored outputs cell by cell on everything they hold: text, HTML,
+figures (PNG bytes) and the widget state (slider values and the figures drawn into Image
+widgets), with only the widget model ids renamed in order of appearance (they are random
+by design) and memory addresses masked as tests/nbval_sanitize.cfg does. nbval ignores
+images and the cells tagged nbval-ignore-output; this test does not, so it also shows that
 - the nbval-ignore-output tag sits only on cells that display widgets, and hides nothing
   but their random model ids (DESIGN.md: "marked so nbval ignores them, and nothing else");
 - the only figures allowed to differ are those of cells tagged `timing` (they plot times
@@ -16,18 +17,29 @@ nbval-ignore-output), so it also shows that
 - and, in the same run, no legend of an interactive figure covers its data or runs past the
   figure's edge at any of those settings (`plots.legend_overlaps`), and every slider starts
   where one arrow-key step either way changes the figure (not at an end of its range).
+
+Figures are compared byte for byte with the stored ones when the installed packages are
+those the notebook was stored with (`executed_with` in its metadata, written by `make
+notebooks`). Otherwise the stored figures come from other versions of matplotlib or Pillow:
+the stored outputs are compared without images, and the figures of a second fresh run with
+those of the first (the figures are still shown to be a function of the notebook alone).
+The last test runs the instructor guide's own nbval command on one lecture.
 """
 from __future__ import annotations
 
+import base64
+import copy
 import functools
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from panpriv_teach.classroom.notebooks import notebook_client
+from panpriv_teach.classroom.notebooks import EXECUTED_WITH, notebook_client, output_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "lectures").glob("[0-9]*.ipynb")) + sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
@@ -167,6 +179,32 @@ def without_images(outputs: str) -> str:
                        for o in json.loads(outputs)], sort_keys=True)
 
 
+def state_without_images(state: str) -> str:
+    """The widget state without the models' binary buffers (an Image widget's picture)."""
+    return json.dumps({name: {k: v for k, v in model.items() if k != "buffers"}
+                       for name, model in json.loads(state).items()}, sort_keys=True)
+
+
+def assert_same_outputs(path: Path, run, reference, what: str, images: bool = True) -> None:
+    """`run` and `reference` hold the same outputs and widget state, cell by cell, up to
+    widget model ids and memory addresses; figures of `timing` cells (and every figure
+    when `images` is false) are left out. `what` names the two in the failure message."""
+    (cells_a, state_a), (cells_b, state_b) = canonical(run), canonical(reference)
+    assert len(cells_a) == len(cells_b), f"{path.name}: {what} have different numbers of code cells"
+    for index, ((tags, a), (_, b)) in enumerate(zip(cells_a, cells_b)):
+        where = f"{path.parent.name}/{path.name}, code cell {index + 1}"
+        if IGNORE in tags:
+            assert WIDGET_VIEW in a, f"{where} is tagged {IGNORE} but displays no widget: nbval would skip it for nothing"
+        if TIMING in tags:
+            assert "image/" in a, f"{where} is tagged {TIMING} but shows no figure"
+        if TIMING in tags or not images:
+            a, b = without_images(a), without_images(b)
+        assert a == b, f"{where}: {what} differ (beyond widget model ids)"
+    if not images:
+        state_a, state_b = state_without_images(state_a), state_without_images(state_b)
+    assert state_a == state_b, f"{path.name}: the widget state (slider values, panel figures) differs between {what}"
+
+
 @functools.lru_cache(maxsize=None)        # one run serves both tests of a notebook
 def checked_run(path: Path) -> tuple[nbformat.NotebookNode, dict | None]:
     """A fresh run of `path` (without the PANEL_CHECK cell) and PANEL_CHECK's report, None
@@ -181,23 +219,18 @@ def checked_run(path: Path) -> tuple[nbformat.NotebookNode, dict | None]:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_two_fresh_runs_give_the_same_outputs(path):
+def test_a_fresh_run_gives_the_stored_outputs(path):
     checked, found = checked_run(path)
     if found is not None:
         assert found["compared"] > 0 and not found["differ"], \
             f"{path.name}: a panel's reused figure differs from a new one: {found}"
-    (cells_a, state_a), (cells_b, state_b) = canonical(checked), canonical(fresh_run(path))
-    assert len(cells_a) == len(cells_b)
-    for index, ((tags, a), (_, b)) in enumerate(zip(cells_a, cells_b)):
-        where = f"{path.parent.name}/{path.name}, code cell {index + 1}"
-        shows_widgets = WIDGET_VIEW in a
-        if IGNORE in tags:
-            assert shows_widgets, f"{where} is tagged {IGNORE} but displays no widget: nbval would skip it for nothing"
-        if TIMING in tags:
-            assert "image/" in a, f"{where} is tagged {TIMING} but shows no figure"
-            a, b = without_images(a), without_images(b)
-        assert a == b, f"{where}: two fresh runs differ (beyond widget model ids)"
-    assert state_a == state_b, f"{path.name}: the widget state (slider values, panel figures) differs between two runs"
+    stored = nbformat.read(path, as_version=4)
+    stale = "the stored outputs (re-run `make notebooks` if the change is intended)"
+    if stored.metadata.get(EXECUTED_WITH) == output_environment():
+        assert_same_outputs(path, checked, stored, f"a fresh run and {stale}")
+    else:       # stored with other package versions: their figures may differ in bytes
+        assert_same_outputs(path, checked, stored, f"a fresh run and {stale}", images=False)
+        assert_same_outputs(path, checked, fresh_run(path), "two fresh runs")
 
 
 PANEL_NOTEBOOKS = [p for p in NOTEBOOKS if "parameter_panel(" in p.read_text(encoding="utf-8")]
@@ -216,3 +249,48 @@ def test_every_slider_starts_where_a_step_either_way_redraws(path):
     assert found["compared"] > 0 and not found["still"], \
         f"{path.name}: sliders whose first step one way changes nothing (at an end of their " \
         f"range, or in a flat stretch):\n  " + "\n  ".join(found["still"])
+
+
+def test_the_instructor_guides_nbval_command_passes_on_a_lecture():
+    """course/instructor_guide.md: `pytest --nbval --nbval-sanitize-with
+    tests/nbval_sanitize.cfg lectures/NN_*.ipynb` before class. nbval itself, on the lecture
+    with a widget panel, a stream output and a figure that runs fastest."""
+    lecture = ROOT / "lectures" / "00_welcome.ipynb"
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
+                             "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", str(lecture.relative_to(ROOT))],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    cells = sum(cell.cell_type == "code" for cell in nbformat.read(lecture, as_version=4).cells)
+    assert result.returncode == 0 and f"{cells} passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_the_comparison_sees_a_changed_figure_text_or_slider_value():
+    """assert_same_outputs on a stored lecture and a copy changed in one place: one PNG byte of
+    a figure, one character of a text output, one slider value."""
+    path = ROOT / "lectures" / "02_randomized_response.ipynb"
+    stored = nbformat.read(path, as_version=4)
+    assert_same_outputs(path, stored, copy.deepcopy(stored), "a notebook and its copy")
+
+    figure = copy.deepcopy(stored)
+    first_png = next(o for c in figure.cells if c.cell_type == "code" and TIMING not in c.metadata.get("tags", [])
+                     for o in c.outputs if "image/png" in o.get("data", {}))
+    png = bytearray(base64.b64decode(first_png.data["image/png"]))
+    png[-20] ^= 1
+    first_png.data["image/png"] = base64.b64encode(bytes(png)).decode()
+    with pytest.raises(AssertionError, match="differ"):
+        assert_same_outputs(path, stored, figure, "the stored and the changed")
+    assert_same_outputs(path, stored, figure, "the stored and the changed", images=False)
+
+    text = copy.deepcopy(stored)
+    stream = next(o for c in text.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "stream")
+    stream.text = stream.text.replace("1", "2", 1)
+    for images in (True, False):
+        with pytest.raises(AssertionError, match="differ"):
+            assert_same_outputs(path, stored, text, "the stored and the changed", images=images)
+
+    slider = copy.deepcopy(stored)
+    state = slider.metadata["widgets"][WIDGET_STATE]["state"]
+    model = next(m for m in state.values() if m["model_name"].endswith("SliderModel"))
+    model["state"]["value"] = model["state"]["value"] + model["state"]["step"]
+    for images in (True, False):
+        with pytest.raises(AssertionError, match="widget state"):
+            assert_same_outputs(path, stored, slider, "the stored and the changed", images=images)

@@ -257,12 +257,13 @@ def test_make_exercises_backup_keeps_the_in_place_answers(tmp_path):
 
 
 def test_make_test_collects_nothing_in_my_work():
-    """`make test` runs pytest on tests/, lectures/ and solutions/ only (and testpaths is
-    tests/), so a student's my_work/ notebooks are never collected, run or written."""
+    """`make test` runs pytest on tests/ only (and testpaths is tests/; the lectures and
+    solutions are run by tests/test_notebook_determinism.py), so a student's my_work/
+    notebooks are never collected, run or written."""
     dry = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True,
                          env=fresh_env(Path.home()))
     [pytest_line] = [line for line in dry.stdout.splitlines() if "pytest" in line]
-    assert pytest_line.endswith(" tests lectures solutions") and "my_work" not in pytest_line
+    assert pytest_line.endswith(" tests") and "my_work" not in pytest_line
     assert 'testpaths = ["tests"]' in (ROOT / "pyproject.toml").read_text()
 
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib.metadata
 import json
 import os
+import platform
 import re
 import time
 from datetime import datetime
@@ -35,6 +37,8 @@ STUB = 'raise NotImplementedError("Exercise {number}: write your code here")'
 MARKDOWN_STUB = "*Write your answer here.*"
 SOLUTION_ONLY = "solution-only"
 KERNEL = "python3"
+EXECUTED_WITH = "executed_with"         # metadata key: `output_environment()` of the stored run
+OUTPUT_PACKAGES = ("numpy", "scipy", "matplotlib", "pillow", "ipython", "ipykernel", "ipywidgets")
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(?P<text>.*)$")
 _EXERCISE = re.compile(r"\bExercise\s+(?P<number>\d+\.\d+)(?![.\d])")
@@ -169,6 +173,7 @@ def make_exercise_notebook(solution_nb: NotebookNode, source: str | None = None)
         cells.append(cell)
     nb.cells = cells
     nb.metadata.pop("widgets", None)
+    nb.metadata.pop(EXECUTED_WITH, None)
     if source is not None:
         nb.metadata["panpriv_teach"] = {"generated_from": source}
     return nb
@@ -343,9 +348,17 @@ def _is_exercise_notebook(path: Path, nb: NotebookNode) -> bool:
     return path.resolve().parent.name == "exercises" or "panpriv_teach" in nb.metadata
 
 
+def output_environment() -> dict:
+    """The versions of Python and of the packages that shape a notebook's outputs beyond
+    the course's own code (the bytes of a figure depend on matplotlib and Pillow)."""
+    return {"python": platform.python_version(),
+            **{name: importlib.metadata.version(name) for name in OUTPUT_PACKAGES}}
+
+
 def execute(paths, timeout: float = 120) -> dict:
     """Execute each notebook in place (kernel python3, cwd = its folder), store it back
-    with its outputs and widget state, print and return the seconds each one took.
+    with its outputs, its widget state and the `output_environment()` it ran in (metadata
+    `executed_with`), print and return the seconds each one took.
     Refuses exercise notebooks (they ship without outputs) before executing anything;
     a cell error raises nbclient's CellExecutionError and leaves that file unchanged."""
     paths = [Path(p) for p in paths]
@@ -363,6 +376,7 @@ def execute(paths, timeout: float = 120) -> dict:
     for path, nb in zip(paths, notebooks):
         start = time.perf_counter()
         notebook_client(nb, path, timeout, allow_errors=False).execute()
+        nb.metadata[EXECUTED_WITH] = output_environment()
         _write(nb, path)
         seconds[str(path)] = time.perf_counter() - start
         print(f"{path}: executed in {seconds[str(path)]:.1f} s", flush=True)

@@ -7,8 +7,8 @@ course's real checkers in the grader (see `notebook` for one notebook, `batch` f
 What the grader prevents: a verdict made, altered or read by the student's code (it runs in
 another process, which holds no checker and no reference value and can send back only
 plain data); a notebook that never ends, exits, crashes, forks or eats memory stopping the
-grading (time limits kill the process, memory, CPU time and processes are capped, each
-notebook has its own process); and, when a class is graded, the student's code reaching
+grading (time limits kill the process, memory and CPU time are capped, and in the sandbox
+the number of processes, each notebook has its own process); and, when a class is graded, the student's code reaching
 anything but its own notebook: every worker runs in a bubblewrap sandbox
 (`classroom.sandbox`: an unprivileged user of its own, no network, a read-only Python
 environment and library, its own /tmp and PID namespace, no other submission, no

@@ -263,11 +263,18 @@ ANSWERS_JS = """async () => {
 # Close the notebook (as its tab's close button does); true once it is gone.
 CLOSE_JS = """() => { window.__bt.panel.close(); }"""
 CLOSED_JS = """() => window.__bt.panel.isDisposed"""
+# Closed, or asking. JupyterLab's document manager (DocumentWidgetManager.onClose) awaits
+# every dialog of a close ("Save changes?", "Save as?", "Close without saving?") before it
+# disposes the notebook, and disposes it only when the answer lets it close: once the
+# notebook is disposed, its close can no longer ask anything.
+CLOSED_OR_ASKING_JS = """() => window.__bt.panel.isDisposed || !!document.querySelector('.jp-Dialog')"""
 DIALOG_JS = """() => { const d = document.querySelector('.jp-Dialog');
   return d ? {text: d.innerText.replace(/\\s+/g, ' ').trim(),
               buttons: [...d.querySelectorAll('.jp-Dialog-button')].map(b => b.innerText.trim())} : null; }"""
 
-# Slider `k` of figure `f`: remember its readout and the figure's pictures.
+# Slider `k` of figure `f`: remember its readout and the figure's pictures; scroll its
+# handle into view if needed and focus it, as Playwright's scroll_into_view_if_needed() and
+# focus() do (one round trip instead of several before each key press).
 SNAP_JS = """([f, k]) => {
   const bt = window.__bt, fig = document.querySelector(`[data-bt-figure="${f}"]`);
   const slider = fig.querySelectorAll('.widget-slider')[k];
@@ -281,6 +288,9 @@ SNAP_JS = """([f, k]) => {
     hashes: [...fig.querySelectorAll('.jupyter-widgets img')].map(bt.hash),
   };
   bt.snap = snap;
+  handle.scrollIntoViewIfNeeded();
+  handle.focus();
+  if (document.activeElement !== handle) throw new Error(`slider ${k + 1} of figure ${f + 1}: its handle takes no focus`);
   return {label: snap.label, readout: snap.readout, now: snap.now, max: snap.max, images: snap.hashes.length};
 }"""
 
@@ -300,7 +310,10 @@ CHANGED_JS = """([f, k]) => {
   return {readoutChanged: value !== snap.readout, imageChanged, readout: value, sizes};
 }"""
 
-CHANGED_PREDICATE_JS = f"(fk) => {{ const c = ({CHANGED_JS})(fk); return c.readoutChanged && c.imageChanged; }}"
+# Once both changed and the new picture's load event was timed: that timing and the
+# pictures' sizes on screen; else false.
+CHANGED_PREDICATE_JS = f"""(fk) => {{ const c = ({CHANGED_JS})(fk), press = window.__bt.press;
+  return c.readoutChanged && c.imageChanged && press && press.loaded !== null && {{press, sizes: c.sizes}}; }}"""
 
 # ------------------------------------------------------------------ helpers
 
@@ -322,12 +335,13 @@ def _record_times(name: str, entry: dict) -> None:
         os.replace(tmp, REDRAW_TIMES_JSON)
 
 
-def _wait(page, js: str, arg, timeout_s: float, message) -> None:
-    """page.wait_for_function, failing with message() (evaluated at timeout) instead of a bare timeout."""
+def _wait(page, js: str, arg, timeout_s: float, message, polling=POLL_MS):
+    """page.wait_for_function, failing with message() (evaluated at timeout) instead of a bare
+    timeout; the truthy value the function returned."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(js, arg=arg, timeout=timeout_s * 1000, polling=POLL_MS)
+        return page.wait_for_function(js, arg=arg, timeout=timeout_s * 1000, polling=polling).json_value()
     except PlaywrightTimeout:
         pytest.fail(message(), pytrace=False)
 
@@ -393,21 +407,15 @@ def _notices(cells: list[dict], shown: bool, expected: int = 1) -> list[str]:
     return wrong
 
 
-def _dialog(page, timeout_s: float):
-    """The dialog JupyterLab shows within timeout_s (its text and buttons), or None."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        dialog = page.evaluate(DIALOG_JS)
-        if dialog:
-            return dialog
-        time.sleep(0.1)
-    return None
-
-
-def _close(page, name: str) -> None:
+def _close(page, name: str):
+    """Close the notebook as its tab's close button does and wait until it is closed or
+    JupyterLab asks (see CLOSED_OR_ASKING_JS); the dialog shown (its text and buttons), or
+    None when the notebook closed without asking."""
     page.evaluate(CLOSE_JS)
-    _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S,
-          lambda: f"{name}: the notebook did not close; dialog: {page.evaluate(DIALOG_JS)}")
+    _wait(page, CLOSED_OR_ASKING_JS, None, DIALOG_TIMEOUT_S,
+          lambda: f"{name}: closed, the notebook neither closed nor showed a dialog within "
+                  f"{DIALOG_TIMEOUT_S} s")
+    return page.evaluate(DIALOG_JS)
 
 
 def _reopen(page, rel: str, name: str) -> None:
@@ -454,24 +462,24 @@ def _figures_when_drawn(page, name: str, what: str, figures_only: bool) -> list[
             pytest.fail(f"{name} {what}: expected every {'interactive figure' if figures_only else 'widget cell'} "
                         f"drawn at a non-zero size on screen within {WIDGETS_TIMEOUT_S} s; "
                         f"{problems or 'no widget cell found'}", pytrace=False)
-        time.sleep(0.5)
+        time.sleep(POLL_MS / 1000)
 
 
 def _time_one_redraw(page, name: str, f: int, k: int, key: str, snap: dict) -> float:
-    """Press `key` on slider `k` of figure `f`; wait for a new readout and new pixels
-    (failing with what was seen); check the picture's size on screen; return the
-    milliseconds from the key press to the new image's load event, both timed in the page."""
-    handle = page.locator(f'[data-bt-figure="{f}"] .widget-slider').nth(k).locator(".noUi-handle").first
-    handle.scroll_into_view_if_needed()
-    handle.focus()
+    """Press `key` on slider `k` of figure `f` (SNAP_JS took `snap` and focused its handle);
+    wait for a new readout, new pixels and the new image's load event (failing with what was
+    seen); check the picture's size on screen; return the milliseconds from the key press to
+    that load event, both timed in the page."""
     page.keyboard.press(key)
-    _wait(page, CHANGED_PREDICATE_JS, [f, k], REDRAW_TIMEOUT_S,
-          lambda: f"{name}: after {key} on slider '{snap['label']}' of figure {f + 1} (readout {snap['readout']!r}) "
-                  f"expected the readout and the picture to change within {REDRAW_TIMEOUT_S} s; "
-                  f"seen {page.evaluate(CHANGED_JS, [f, k])}; errors:\n{_format_errors(page.evaluate(ERRORS_JS))}")
-    press = page.evaluate("() => window.__bt.press")
-    assert press and press["loaded"] is not None, f"{name}: no image load recorded after {key}: {press}"
-    after = page.evaluate(CHANGED_JS, [f, k])
+    after = _wait(page, CHANGED_PREDICATE_JS, [f, k], REDRAW_TIMEOUT_S,
+                  lambda: f"{name}: after {key} on slider '{snap['label']}' of figure {f + 1} (readout "
+                          f"{snap['readout']!r}) expected the readout and the picture to change and the new "
+                          f"image's load to be recorded within {REDRAW_TIMEOUT_S} s; seen "
+                          f"{page.evaluate(CHANGED_JS, [f, k])}, key press "
+                          f"{page.evaluate('() => window.__bt.press')}; errors:\n"
+                          f"{_format_errors(page.evaluate(ERRORS_JS))}",
+                  polling="raf")
+    press = after["press"]
     if not all(w > 0 and h > 0 for w, h in after["sizes"]):
         pytest.fail(f"{name}: after {key} on slider '{snap['label']}' of figure {f + 1} the picture is drawn "
                     f"at {after['sizes']} px", pytrace=False)
@@ -517,6 +525,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         t0 = time.perf_counter()
         _open(page, lab_server, rel, idle, name, workspace=f"browser-test-{name}")
         timings["kernel_ready_s"] = round(time.perf_counter() - t0, 2)
+        t0 = time.perf_counter()
         _figures_when_drawn(page, name, "as stored, before running", figures_only=False)
         document = page.evaluate(DOCUMENT_JS)
         assert document == {"dirty": False, "canSave": False, "writable": False, "readOnlySign": True,
@@ -528,11 +537,11 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
                  or a["after"] != {"open": True, "body": True}]
         assert len(answers) == expected and not wrong, \
             f"{name}: expected {expected} answers, collapsed and opened by a click; got {answers}"
-        page.evaluate(CLOSE_JS)
-        dialog = _dialog(page, 5)           # a dialog would come at once; 5 s under load
-        assert dialog is None, f"{name}: closing a lecture only read showed a dialog: {dialog}"
-        _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S, lambda: f"{name}: the notebook did not close")
+        dialog = _close(page, name)
+        assert dialog is None and page.evaluate(CLOSED_JS), \
+            f"{name}: closing a lecture only read showed a dialog: {dialog}"
         _reopen(page, rel, name)
+        timings["as_stored_s"] = round(time.perf_counter() - t0, 2)    # read, closed, reopened
 
         # 2. Run > Run All Cells, from the menu; wait for every cell and its widgets
         t0 = time.perf_counter()
@@ -561,6 +570,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
 
         # 4. each slider of each figure: an arrow-key step redraws the figure (PRESSES steps,
         #    alternately away and back; the median of all but the first is recorded)
+        t0 = time.perf_counter()
         redraws = {}
         for figure in figures:
             f = figure["figure"]
@@ -587,11 +597,13 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
             pytest.fail(f"{name}: expected the slider callbacks to raise nothing, got:\n"
                         f"{_format_errors(errors)}", pytrace=False)
         timings["redraw_ms"] = redraws
+        timings["sliders_s"] = round(time.perf_counter() - t0, 2)
         _screenshot(page, shot)
 
         # 5. the kernel restarted: every interactive figure says, in its panel, to run its cell
         #    again
         _no_console_errors(page, name)
+        t0 = time.perf_counter()
         page.evaluate("async () => { await window.__bt.panel.sessionContext.restartKernel(); }")
         deadline = time.monotonic() + WIDGETS_TIMEOUT_S
         while _notices(cells := page.evaluate(FIGURES_JS), shown=True, expected=len(figures)):
@@ -599,7 +611,8 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
                 pytest.fail(f"{name}: after a kernel restart, expected every interactive figure to say "
                             f"'{DEAD_NOTICE}'; {_notices(cells, shown=True, expected=len(figures))}",
                             pytrace=False)
-            time.sleep(0.5)
+            time.sleep(POLL_MS / 1000)
+        timings["restart_s"] = round(time.perf_counter() - t0, 2)
         page.evaluate("() => document.querySelector('.panpriv-dead-notice').scrollIntoView({block: 'center'})")
         page.screenshot(path=str(SCREENSHOT_DIR / f"{name}-restarted.png"))
 
@@ -607,8 +620,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         #    read-only); the test discards. Reopened, the lecture shows its stored pictures
         #    and no controls until it is run again
         t0 = time.perf_counter()
-        page.evaluate(CLOSE_JS)
-        dialog = _dialog(page, DIALOG_TIMEOUT_S)
+        dialog = _close(page, name)
         assert dialog and dialog["buttons"][-1] == "Save as" and "Save" not in dialog["buttons"], \
             f"{name}: closing the run lecture, expected a dialog offering 'Save as' only; got {dialog}"
         page.locator(".jp-Dialog-button", has_text="Discard").click()

@@ -307,11 +307,27 @@ def with_summary(nb):
     return nb
 
 
+def nbval_results(report: Path) -> dict:
+    """{folder: (cells run, cells failed, the failures' text)} of each notebook in a JUnit
+    report of `pytest --nbval-lax` (one folder per notebook)."""
+    import xml.etree.ElementTree as ElementTree
+    found: dict = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        folder = case.get("classname").split(".")[0]
+        cells, failed, text = found.get(folder, (0, 0, ""))
+        bad = [c for c in case if c.tag in ("failure", "error")]
+        found[folder] = (cells + 1, failed + bool(bad), text + "".join(
+            f"{c.get('message', '')}\n{c.text or ''}\n" for c in bad))
+    return found
+
+
 @pytest.fixture(scope="module")
 def commands(tmp_path_factory):
     """Every subprocess at once (they mostly wait for kernels and workers), on lecture
     01's notebooks: the solution (all pass), its generated exercise (none attempted) and
-    the solution with the check cell of 1.3 deleted. name → (code, stdout, stderr)."""
+    the solution with the check cell of 1.3 deleted. name → (code, stdout, stderr); the
+    notebooks' nbval runs are one pytest (one start-up for four notebooks), whose JUnit
+    report gives each notebook's results: "nbval" → {name: (cells, failed, text)}."""
     folder = tmp_path_factory.mktemp("cli")
     solution = with_summary(read(ROOT / "solutions" / f"{MODULE}.ipynb"))
     deleted = copy.deepcopy(solution)
@@ -324,11 +340,12 @@ def commands(tmp_path_factory):
         (folder / name).mkdir()
         paths[name] = folder / name / f"{MODULE}.ipynb"
         paths[name].write_text(dumps(nb), encoding="utf-8")
-    lax = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval-lax"]
+    lax = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval-lax", "--junitxml",
+           str(folder / "nbval.xml")]
     started = {f"check {name}": run("-m", "panpriv_teach", "check", str(path), cwd=folder)
                for name, path in paths.items() if name != "unsummed"}
-    started.update({f"nbval {name}": run(*lax, path.name, cwd=path.parent)
-                    for name, path in paths.items()})
+    started["nbval"] = run(*lax, *(f"{name}/{path.name}" for name, path in paths.items()),
+                           cwd=folder)
     for student, name in (("ada", "solution"), ("bob", "exercise")):
         (folder / "submissions" / student).mkdir(parents=True)
         shutil.copy(paths[name], folder / "submissions" / student)
@@ -342,6 +359,7 @@ def commands(tmp_path_factory):
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in paths.values()}
     done = {name: (*p.communicate(timeout=600), p.returncode) for name, p in started.items()}
     done = {name: (code, out, err) for name, (out, err, code) in done.items()}
+    done["nbval results"] = nbval_results(folder / "nbval.xml")
     done["unchanged"] = all((p.read_bytes(), p.stat().st_mtime_ns) == b for p, b in before.items())
     done["exercises"] = len(_CHECK_CALL.findall("\n".join(c.source for c in solution.cells)))
     done["folder"] = folder
@@ -391,20 +409,24 @@ def test_nbval_and_the_scoreboard_agree_when_a_check_cell_is_deleted(commands):
     """The solution passes both; the fresh exercise fails both; with 1.3's check cell
     deleted, the scoreboard says 1.3 is missing and nbval fails the notebook on the
     summary cell, whose message names 1.3."""
-    assert commands["nbval solution"][0] == 0, commands["nbval solution"][1]
-    assert commands["nbval exercise"][0] == 1, commands["nbval exercise"][1]
+    code, out, err = commands["nbval"]
+    assert code == 1, out + err         # failed cells (2, 3, 4, 5: it did not run them)
+    results = commands["nbval results"]
+    cells, failed, text = results["solution"]
+    assert cells > 0 and failed == 0, text
+    assert results["exercise"][1] >= 1, results["exercise"]
     code, out, err = commands["check deleted"]
     assert code == 1 and re.search(r"\? 1\.3 +missing +no check cell", out), out + err
-    code, out, err = commands["nbval deleted"]
-    assert code == 1 and "1 failed" in out, out + err
-    assert re.search(r"1\.3\b.*?(never\s+checked|not\s+checked|missing)", out, re.S), out
+    cells, failed, text = results["deleted"]
+    assert failed == 1, text
+    assert re.search(r"1\.3\b.*?(never\s+checked|not\s+checked|missing)", text, re.S), text
 
 
 def test_without_its_summary_cell_nbval_misses_a_deleted_check_cell(commands):
     """The one difference README states: delete the summary cell too, and nbval passes
     (no cell raises) while the scoreboard still reports 1.3 missing (previous test)."""
-    code, out, err = commands["nbval unsummed"]
-    assert code == 0, out + err
+    cells, failed, text = commands["nbval results"]["unsummed"]
+    assert cells > 0 and failed == 0, text
 
 
 def test_main_help_and_usage_errors(capsys):

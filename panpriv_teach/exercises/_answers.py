@@ -26,6 +26,27 @@ def as_numpy_array(value, what: str, shape: tuple | None = None) -> np.ndarray:
     return harness.as_array(value, what, shape=shape)
 
 
+def stacked_arrays(values, shape: tuple) -> np.ndarray | None:
+    """The answers of a repeated call as one float array (runs × `shape`) when every one is
+    a numpy array of numbers of `shape` and all are finite (each would pass
+    `as_numpy_array`), else None: then the caller checks them one by one, and the first bad
+    one gets its diagnosis."""
+    if not all(type(v) is np.ndarray and v.dtype.kind in "biuf" and v.shape == shape
+               for v in values):
+        return None
+    stacked = np.array(values, dtype=float)
+    return stacked if np.all(np.isfinite(stacked)) else None
+
+
+def as_numpy_arrays(values, what: str, shape: tuple) -> np.ndarray:
+    """The answers of a repeated call as one float array (runs × `shape`), each checked by
+    `as_numpy_array` (all at once when they are all fine)."""
+    stacked = stacked_arrays(values, shape)
+    if stacked is None:
+        stacked = np.array([as_numpy_array(v, what, shape=shape) for v in values])
+    return stacked
+
+
 _RESEED: list[int] = []   # the test's random seed while `reseeded` is active
 
 

@@ -22,6 +22,7 @@ that should be independent, beyond neighbouring ones.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -76,14 +77,21 @@ def fits_discrete(sample, support, pmf, alpha: float) -> bool:
     return float(np.max(np.abs(empirical - np.cumsum(pmf)))) <= dkw_radius(len(sample), alpha)
 
 
+def counts_fit_each(k, n: int, p_low, p_high=None, alpha: float = ALPHA) -> np.ndarray:
+    """`count_fits` for arrays of counts `k` (and of probabilities), element by element:
+    one call of scipy's binomial law for all of them (the same tails, computed at once)."""
+    p_high = p_low if p_high is None else p_high
+    k = np.asarray(k)
+    too_few = stats.binom.cdf(k, n, np.clip(p_low, 0.0, 1.0)) <= alpha / 2
+    too_many = stats.binom.sf(k - 1, n, np.clip(p_high, 0.0, 1.0)) <= alpha / 2
+    return ~(too_few | too_many)
+
+
 def count_fits(k: int, n: int, p_low: float, p_high: float | None = None,
                alpha: float = ALPHA) -> bool:
     """Whether k successes in n trials are consistent with some success probability in
     [p_low, p_high] (exact binomial tails, alpha/2 each)."""
-    p_high = p_low if p_high is None else p_high
-    too_few = stats.binom.cdf(k, n, min(max(p_low, 0.0), 1.0)) <= alpha / 2
-    too_many = stats.binom.sf(k - 1, n, min(max(p_high, 0.0), 1.0)) <= alpha / 2
-    return not (too_few or too_many)
+    return bool(counts_fit_each(k, n, p_low, p_high, alpha))
 
 
 def counts_fit(counts, probabilities, alpha: float) -> bool:
@@ -91,24 +99,32 @@ def counts_fit(counts, probabilities, alpha: float) -> bool:
     exact binomial test at alpha / the number of categories)."""
     counts = np.asarray(counts)
     n, share = int(counts.sum()), alpha / len(counts)
-    return all(count_fits(int(k), n, float(p), alpha=share)
-               for k, p in zip(counts, probabilities))
+    return bool(np.all(counts_fit_each(counts, n, np.asarray(probabilities, dtype=float),
+                                       alpha=share)))
 
 
+@functools.lru_cache(maxsize=256)
 def scale_interval(n: int, alpha: float) -> tuple[float, float]:
     """The interval holding mean(|X|)/s w.p. 1 − alpha for n draws X of Lap(s): |X| is
-    Exp(s), so the mean is s·Gamma(n, 1/n)."""
+    Exp(s), so the mean is s·Gamma(n, 1/n). (Remembered: the checkers ask for the same few
+    intervals again and again.)"""
     law = stats.gamma(n, scale=1 / n)
     return float(law.ppf(alpha / 2)), float(law.isf(alpha / 2))
+
+
+@functools.lru_cache(maxsize=64)
+def _f_interval(n: int, m: int, alpha: float) -> tuple[float, float]:
+    """The interval holding an F(2n, 2m) variable w.p. 1 − alpha (remembered)."""
+    law = stats.f(2 * n, 2 * m)
+    return law.ppf(alpha / 2), law.isf(alpha / 2)
 
 
 def same_scale(x, y, alpha: float) -> bool:
     """Whether two samples of centred Laplace noise are consistent with one scale: then
     2n·mean|x|/s is χ²(2n), so mean|x|/mean|y| has the F(2n, 2m) law, exactly."""
-    n, m = len(x), len(y)
-    law = stats.f(2 * n, 2 * m)
+    low, high = _f_interval(len(x), len(y), alpha)
     ratio = float(np.mean(np.abs(x))) / float(np.mean(np.abs(y)))
-    return law.ppf(alpha / 2) <= ratio <= law.isf(alpha / 2)
+    return low <= ratio <= high
 
 
 def laplace_cdf(x, scale: float = 1.0):
@@ -125,12 +141,25 @@ def difference_cdf(x, scale: float = 1.0):
     return np.where(np.asarray(x) < 0, tail, 1 - tail)
 
 
+@functools.lru_cache(maxsize=64)
 def _band_probabilities(ratio_low: float, ratio_high: float):
     """For each band of z = noise/ŝ, the range of its probability when the true scale s has
-    ŝ/s in [ratio_low, ratio_high] (z ~ Lap(s/ŝ)); ratio 1 for a known scale."""
+    ŝ/s in [ratio_low, ratio_high] (z ~ Lap(s/ŝ)); ratio 1 for a known scale. (Remembered,
+    read-only.)"""
     grid = np.linspace(ratio_low, ratio_high, 41)
     probs = np.diff(laplace_cdf(_BANDS[None, :] * grid[:, None]), axis=1)
-    return probs.min(axis=0), probs.max(axis=0)
+    low, high = probs.min(axis=0), probs.max(axis=0)
+    low.setflags(write=False)
+    high.setflags(write=False)
+    return low, high
+
+
+@functools.lru_cache(maxsize=64)
+def _cdf_slack(ratio_low: float, ratio_high: float) -> float:
+    """How far the cdf of Lap(s/ŝ) can lie from Lap(1)'s for ŝ/s at either end of the range
+    (remembered)."""
+    return max(float(np.max(np.abs(laplace_cdf(_GRID * r) - laplace_cdf(_GRID))))
+               for r in (ratio_low, ratio_high))
 
 
 def most_repeated(x) -> tuple[float, int]:
@@ -193,12 +222,10 @@ def laplace_fits(z, alpha: float, ratio=(1.0, 1.0)) -> bool:
         return False
     low, high = _band_probabilities(*ratio)
     counts = np.histogram(z, _BANDS)[0]
-    if not all(count_fits(int(k), n, p0, p1, alpha=share / len(counts))
-               for k, p0, p1 in zip(counts, low, high)):
+    if not np.all(counts_fit_each(counts, n, low, high, alpha=share / len(counts))):
         return False
     # the cdf of Lap(s/ŝ) is within `slack` of Lap(1)'s for every ŝ/s in the range
-    slack = max(float(np.max(np.abs(laplace_cdf(_GRID * r) - laplace_cdf(_GRID))))
-                for r in ratio)
+    slack = _cdf_slack(*map(float, ratio))
     return ks_distance(z, laplace_cdf) <= dkw_radius(n, share) + slack
 
 

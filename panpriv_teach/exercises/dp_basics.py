@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from panpriv_teach.exercises import _laws
-from panpriv_teach.exercises._answers import (as_numpy_array, as_real, as_reals,
-                                              fresh_answer, fresh_rng, seeded)
+from panpriv_teach.exercises._answers import (as_numpy_array, as_numpy_arrays, as_real,
+                                              as_reals, fresh_answer, fresh_rng, seeded)
 from panpriv_teach.exercises.harness import ExerciseFailed, call, exercise, expect_reproducible
 
 
@@ -357,9 +357,8 @@ def _histogram_case(truth, epsilon):
 
 def _histogram_releases(private_histogram, values, edges, epsilon, rng):
     bins = len(edges) - 1
-    return np.array([as_numpy_array(r, "the histogram", shape=(bins,)) for r in
-                     call(private_histogram, values, edges, epsilon, rng=rng,
-                          repeat=_HISTOGRAM_RUNS)])
+    return as_numpy_arrays(call(private_histogram, values, edges, epsilon, rng=rng,
+                                repeat=_HISTOGRAM_RUNS), "the histogram", (bins,))
 
 
 def _histogram_shape(releases, truth, values, edges, epsilon, alpha):
@@ -483,9 +482,8 @@ _SPLIT_RUNS = 5_000
 def _split_noise(answer_queries, truth, sensitivity, epsilon, rng, where):
     """The noise of _SPLIT_RUNS calls (runs × queries), each query's a Laplace law."""
     k = len(truth)
-    answers = np.array([as_numpy_array(a, "the answers", shape=(k,)) for a in
-                        call(answer_queries, truth, sensitivity, epsilon, rng=rng,
-                             repeat=_SPLIT_RUNS)])
+    answers = as_numpy_arrays(call(answer_queries, truth, sensitivity, epsilon, rng=rng,
+                                   repeat=_SPLIT_RUNS), "the answers", (k,))
     noise = answers - truth
     alpha = _laws.ALPHA / 8 / k     # a quarter of each case's half of ALPHA
     for i in range(k):

@@ -331,9 +331,20 @@ def _is_data(value) -> bool:
     return isinstance(value, (np.ndarray, list, tuple, dict, set))
 
 
+# Values that copy.deepcopy returns themselves (immutable, holding nothing mutable).
+_ATOMS = frozenset((int, float, complex, str, bytes, bool, type(None)))
+
+
+def _flat(value) -> bool:
+    """Whether `value` is a list or tuple of atoms only (its deep copy is a shallow one)."""
+    return type(value) in (list, tuple) and _ATOMS.issuperset(map(type, value))
+
+
 def _copied(value):
     if isinstance(value, np.ndarray):
         return value.copy()
+    if _flat(value):   # the deep copy of a list of atoms, without deepcopy's bookkeeping
+        return value.copy() if type(value) is list else value
     return copy.deepcopy(value) if _is_data(value) else value
 
 
@@ -344,12 +355,18 @@ def _same(a, b) -> bool:
     if isinstance(a, np.ndarray):
         if a.shape != b.shape or a.dtype != b.dtype:
             return False
+        if a.dtype.kind in "biufc" and a.tobytes() == b.tobytes():   # the same bits: equal
+            return True
         try:
             return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
         except Exception:  # an object array whose entries cannot be compared: trust it
             return True
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        if _flat(a) and list(map(type, a)) == list(map(type, b)) and a == b:
+            return True        # atoms of the same types, each equal (or the same object)
+        return all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, float) and math.isnan(a):
@@ -382,16 +399,21 @@ def repeated(fn, args: tuple, kwargs: dict, repeat: int | None):
     free = set(kwargs.pop(_MAY_CHANGE, ()))
     if repeat is not None:      # a repeated call gets fresh copies every time
         free = set()
+    data = [i for i, a in enumerate(args) if i not in free and _is_data(a)]
+    data_kw = [key for key, v in kwargs.items() if _is_data(v)]
 
     def once():
-        given = [a if i in free else _copied(a) for i, a in enumerate(args)]
-        given_kw = {k: _copied(v) for k, v in kwargs.items()}
+        given, given_kw = list(args), dict(kwargs)
+        for i in data:
+            given[i] = _copied(args[i])
+        for key in data_kw:
+            given_kw[key] = _copied(kwargs[key])
         value = fn(*given, **given_kw)
-        for i, (old, new) in enumerate(zip(args, given)):
-            if i not in free and _is_data(old) and not _same(old, new):
+        for i in data:
+            if not _same(args[i], given[i]):
                 raise ArgumentChanged(f"changed its argument {_parameter_name(fn, i)} in place")
-        for key, old in kwargs.items():
-            if _is_data(old) and not _same(old, given_kw[key]):
+        for key in data_kw:
+            if not _same(kwargs[key], given_kw[key]):
                 raise ArgumentChanged(f"changed its argument `{key}` in place")
         return value
 

@@ -12,6 +12,8 @@
   any kernel still alive.
 * `browser_context` (module scope) is a persistent Chromium context on a fresh profile, using
   Debian's /usr/bin/chromium (never `playwright install`).
+* `lab_page` (module scope) is one JupyterLab tab, loaded once, from which the lectures are
+  opened one after another (as a student keeps Lab open); `page` is a new tab per test.
 * Without Chromium or Playwright the tests are skipped, except under CI=true, where they fail.
 * `lecture` is parametrized over every lecture notebook that uses ipywidgets.
 
@@ -307,8 +309,7 @@ def browser_context(chromium_executable, tmp_path_factory):
             context.close()
 
 
-@pytest.fixture
-def page(browser_context):
+def _new_page(browser_context):
     """A new tab; `page.console_errors` collects every error the page's console shows and
     every uncaught page error, `page.console_warnings` the console's warnings."""
     page = browser_context.new_page()
@@ -316,7 +317,58 @@ def page(browser_context):
     page.on("console", lambda m: (page.console_errors if m.type == "error" else page.console_warnings)
             .append(m.text[:400]) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: page.console_errors.append(f"uncaught: {e}"[:400]))
+    return page
+
+
+@pytest.fixture
+def page(browser_context):
+    """A new tab (see _new_page), closed after the test."""
+    page = _new_page(browser_context)
     try:
         yield page
     finally:
         page.close()
+
+
+LAB_READY_TIMEOUT_S = 120   # bounds a hang: JupyterLab loads in about 3 s on two idle cores
+
+
+class LabPage:
+    """One JupyterLab tab showing lectures/ in the file browser, shared by a module's tests:
+    JupyterLab loads once (about half of what opening a lecture in a new tab costs), and each
+    test opens its lecture from it, as a student with Lab open does. `get()` returns the tab,
+    loaded, with its console lists emptied; `discard()` closes it (after a failure, which may
+    leave a dialog or a notebook open), so the next `get()` loads a fresh tab."""
+
+    def __init__(self, browser_context, server: LabServer):
+        self._context, self._server, self._page = browser_context, server, None
+
+    def get(self):
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        if self._page is None or self._page.is_closed():
+            self._page = _new_page(self._context)
+            self._page.goto(self._server.url("lectures", workspace="browser-test-lectures"))
+            try:
+                self._page.wait_for_function("() => window.jupyterapp", timeout=LAB_READY_TIMEOUT_S * 1000)
+                self._page.evaluate("async () => { await window.jupyterapp.restored; }")
+            except PlaywrightTimeout:
+                self.discard()
+                pytest.fail(f"JupyterLab did not load within {LAB_READY_TIMEOUT_S} s", pytrace=False)
+        self._page.console_errors.clear()
+        self._page.console_warnings.clear()
+        return self._page
+
+    def discard(self) -> None:
+        if self._page is not None and not self._page.is_closed():
+            self._page.close()
+        self._page = None
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser_context, lab_server):
+    holder = LabPage(browser_context, lab_server)
+    try:
+        yield holder
+    finally:
+        holder.discard()

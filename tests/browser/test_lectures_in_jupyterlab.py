@@ -1,8 +1,9 @@
 """Every lecture with widgets, in JupyterLab as a user has it, in a real (headless) Chromium.
 
 JupyterLab runs as `make lab` starts it (its command line, environment, config and settings
-defaults; otherwise JupyterLab's defaults, autosave on) on a temporary copy of lectures/. For
-each lecture notebook that uses ipywidgets:
+defaults; otherwise JupyterLab's defaults, autosave on) on a temporary copy of lectures/, in
+one Lab tab kept open, from which each lecture notebook that uses ipywidgets is opened in turn
+(as a student opens it from the file browser):
 
 1. opened as stored, before any kernel has run, every widget cell shows a picture drawn at a
    non-zero size on screen (its default figure), never the widget's text repr or an error;
@@ -21,7 +22,8 @@ each lecture notebook that uses ipywidgets:
 5. after a kernel restart, every interactive figure says "Run this cell to make the figure
    live", visibly, in the panel;
 6. closed after the run, JupyterLab offers "Save as", not "Save" (the test discards);
-   reopened, every widget cell shows its stored picture on screen and no controls;
+   reopened, every widget cell shows its stored picture on screen and no controls (closed
+   again, it asks nothing, and the tab is ready for the next lecture);
 7. the page's console showed no error, from the first step to the last, and the lecture's
    file is byte for byte as it was, with no new file beside it (git status stays clean).
 A screenshot goes to test-artifacts/browser/<lecture>.png (on failure too).
@@ -60,7 +62,6 @@ KERNEL_READY_TIMEOUT_S = 120
 RUN_ALL_TIMEOUT_S = 300
 WIDGETS_TIMEOUT_S = 60
 REDRAW_TIMEOUT_S = 60
-REOPEN_TIMEOUT_S = 120
 PRESSES = 6                 # arrow-key steps per slider: the first warms up, the others are timed
 POLL_MS = 50                # how often the test checks the page (redraws are timed in the page)
 REDRAW_TIMES_JSON = ARTIFACTS_DIR / "browser_redraw_times.json"
@@ -126,6 +127,19 @@ INSTALL_JS = """() => {
     }, true);
   }
   return panel.context.path;
+}"""
+
+STATUS_BAR_JS = """() => [...document.querySelectorAll('.jp-StatusBar-Item')]
+  .map(e => e.innerText.replace(/\\s+/g, ' ').trim()).filter(t => t)"""
+
+# Notebook `rel` is Lab's current widget, connected to its kernel, and the status bar shows
+# `<kernel> | Idle` (the toolbar's idle indicator shows idle before a kernel exists).
+OPENED_JS = """([rel, idle]) => {
+  const w = window.jupyterapp.shell.currentWidget;
+  return !!(w && w.context && w.context.path === rel && w.sessionContext.session
+            && w.sessionContext.session.kernel)
+    && [...document.querySelectorAll('.jp-StatusBar-Item')]
+         .some(e => e.innerText.replace(/\\s+/g, ' ').trim() === idle);
 }"""
 
 STATUS_JS = """() => {
@@ -418,35 +432,23 @@ def _close(page, name: str):
     return page.evaluate(DIALOG_JS)
 
 
-def _reopen(page, rel: str, name: str) -> None:
-    """Open `rel` again in the same page (its kernel still running), attach INSTALL_JS."""
+def _open(page, rel: str, idle: str, name: str) -> None:
+    """Open `rel` from the Lab tab as the file browser does (with a new kernel, or the one
+    still running when it is reopened); wait until it is the current widget, connected to its
+    kernel, with `<kernel> | Idle` in the status bar; attach INSTALL_JS."""
     page.evaluate("""async (path) => {   // returns nothing: the widget is too large to serialize back
         await window.jupyterapp.commands.execute('docmanager:open', {path}); }""", rel)
-    _wait(page, "(rel) => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && "
-                "w.context.path === rel && w.sessionContext.session && w.sessionContext.session.kernel; }",
-          rel, REOPEN_TIMEOUT_S, lambda: f"{name}: the notebook did not reopen with its kernel")
-    assert page.evaluate(INSTALL_JS) == rel
+    _wait(page, OPENED_JS, [rel, idle], KERNEL_READY_TIMEOUT_S,
+          lambda: f"{name}: expected {rel} open with its kernel and the status bar showing '{idle}' within "
+                  f"{KERNEL_READY_TIMEOUT_S} s; status bar shows {page.evaluate(STATUS_BAR_JS)}")
+    path = page.evaluate(INSTALL_JS)
+    assert path == rel, f"expected Lab to open {rel}, its current notebook is {path}"
 
 
 def _new_files(folder: Path, before: set) -> list[str]:
     """Files in `folder` that were not there before, but for git-ignored checkpoints."""
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                   if p.is_file() and ".ipynb_checkpoints" not in p.parts and p not in before)
-
-
-def _open(page, lab_server, rel: str, idle: str, name: str, workspace: str) -> None:
-    """Open `rel` in Lab (its own workspace), wait for `<kernel> | Idle`, attach INSTALL_JS."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    page.goto(lab_server.url(rel, workspace=workspace))
-    try:
-        page.locator(".jp-StatusBar-Item", has_text=idle).first.wait_for(timeout=KERNEL_READY_TIMEOUT_S * 1000)
-    except PlaywrightTimeout:
-        seen = page.locator(".jp-StatusBar-Item").all_inner_texts()
-        pytest.fail(f"{name}: expected the status bar to show '{idle}' within "
-                    f"{KERNEL_READY_TIMEOUT_S} s; status bar shows {seen}", pytrace=False)
-    path = page.evaluate(INSTALL_JS)
-    assert path == rel, f"expected Lab to open {rel}, its current notebook is {path}"
 
 
 def _figures_when_drawn(page, name: str, what: str, figures_only: bool) -> list[dict]:
@@ -508,7 +510,8 @@ def _no_console_errors(page, name: str) -> None:
 def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, request):
     require_browser()  # skip, or fail under CI=true, before starting anything
     lab_server = request.getfixturevalue("lab_server")
-    page = request.getfixturevalue("page")
+    lab_page = request.getfixturevalue("lab_page")
+    page = lab_page.get()
     name = lecture.stem
     rel = f"lectures/{lecture.name}"
     shot = SCREENSHOT_DIR / f"{name}.png"
@@ -523,7 +526,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         # 1. the notebook as stored: widget cells show their default figure as a picture; it
         #    is read-only and unmodified, and closing it asks nothing
         t0 = time.perf_counter()
-        _open(page, lab_server, rel, idle, name, workspace=f"browser-test-{name}")
+        _open(page, rel, idle, name)
         timings["kernel_ready_s"] = round(time.perf_counter() - t0, 2)
         t0 = time.perf_counter()
         _figures_when_drawn(page, name, "as stored, before running", figures_only=False)
@@ -540,7 +543,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
         dialog = _close(page, name)
         assert dialog is None and page.evaluate(CLOSED_JS), \
             f"{name}: closing a lecture only read showed a dialog: {dialog}"
-        _reopen(page, rel, name)
+        _open(page, rel, idle, name)
         timings["as_stored_s"] = round(time.perf_counter() - t0, 2)    # read, closed, reopened
 
         # 2. Run > Run All Cells, from the menu; wait for every cell and its widgets
@@ -625,11 +628,13 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
             f"{name}: closing the run lecture, expected a dialog offering 'Save as' only; got {dialog}"
         page.locator(".jp-Dialog-button", has_text="Discard").click()
         _wait(page, CLOSED_JS, None, DIALOG_TIMEOUT_S, lambda: f"{name}: the notebook did not close")
-        _reopen(page, rel, name)
+        _open(page, rel, idle, name)
         cells = _figures_when_drawn(page, name, "closed and reopened", figures_only=False)
         controls = [c["cell"] for c in cells if c["sliders"]]
         assert not controls, f"{name}: reopened, cells {controls} show controls with no figure behind them"
         timings["reopen_s"] = round(time.perf_counter() - t0, 2)
+        dialog = _close(page, name)          # the Lab tab is left as it was found, for the next lecture
+        assert dialog is None, f"{name}: closing the reopened lecture showed a dialog: {dialog}"
 
         # 7. nothing went wrong in the page's console; the lecture is as it was
         _no_console_errors(page, name)
@@ -640,6 +645,7 @@ def test_lecture_figures_are_drawn_and_redraw_in_jupyterlab(lecture: Path, reque
     except BaseException:
         _screenshot(page, shot)
         print(f"{name}: screenshot of the failure in {shot}; console errors:\n{_console_errors(page)}")
+        lab_page.discard()                   # a dialog or a notebook may be left open: a fresh tab next
         raise
     finally:
         lab_server.shutdown_kernels()

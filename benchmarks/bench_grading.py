@@ -23,7 +23,10 @@ Measured in the same run, on the same submissions, each with JOBS parallel jobs:
   allowed, as a check command would), JOBS at a time;
 - the sandbox's own cost: starting a worker (until it answers "ready") and ending it, in
   the sandbox and as a plain process, SAMPLES times each, one at a time: every notebook
-  starts at least one worker.
+  starts at least one worker;
+- writing a module's library views (CPU seconds, every module in turn): cold, as the first
+  module of a process (the library parsed and compiled afresh), and warm, in a process that
+  has written another module's views (the parse and the code of unchanged files reused).
 Printed: both wall times, the ratio grading / baseline (target: <= 2), the time per notebook,
 the sandbox's cost per worker, and whether every kind got the statuses it should (correct
 → all passed; endless → the never-ending exercise failed (and those whose answers call
@@ -137,6 +140,30 @@ def worker_start(sandbox) -> float:
     return sorted(times)[len(times) // 2]
 
 
+def view_writing(folder: Path) -> tuple[float, float]:
+    """CPU seconds to write every module's views, cold and warm (see the module docstring)."""
+    from panpriv_teach.classroom.grading import library_view
+    from panpriv_teach.classroom.grading.course import checker_modules, course_module
+    modules = [course_module(m) for m in sorted(checker_modules())]
+    for module in modules:      # import what the views' targets need, outside the timing
+        library_view.write_views(module, folder / "imports" / module.name)
+    cold = warm = 0.0
+    for module in modules:
+        library_view._PARSED.clear()
+        library_view._CODE.clear()
+        start = time.process_time()
+        library_view.write_views(module, folder / "cold" / module.name)
+        cold += time.process_time() - start
+    library_view._PARSED.clear()
+    library_view._CODE.clear()
+    library_view.write_views(modules[-1], folder / "warm-up")    # then each after another
+    for module in modules:
+        start = time.process_time()
+        library_view.write_views(module, folder / "warm" / module.name)
+        warm += time.process_time() - start
+    return cold, warm
+
+
 def check_statuses(out: Path, kinds: dict) -> list:
     """Problems: a notebook whose statuses do not fit its kind (see the module docstring)."""
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
@@ -175,6 +202,7 @@ def main() -> int:
         graded = time.perf_counter() - start
         executed = baseline(sorted(subs.glob("*/*.ipynb")), args.jobs)
         problems = check_statuses(out, kinds)
+        cold, warm = view_writing(Path(tmp) / "views")
     sandboxed, plain = worker_start(Sandbox.find(hidden=[ROOT])), worker_start(None)
     ratio = graded / executed
     print(f"grading (grade_submissions, sandboxed): {graded:8.1f} s  "
@@ -186,6 +214,8 @@ def main() -> int:
     print(f"the sandbox's own cost: a worker starts and ends in {sandboxed:.3f} s sandboxed, "
           f"{plain:.3f} s plain (medians of {SAMPLES}): {sandboxed - plain:+.3f} s per worker")
     print(f"checking the sources against their manifest: {verified:.3f} s")
+    print(f"writing the 7 modules' library views: {cold:.2f} s of CPU cold (each in a fresh "
+          f"process), {warm:.2f} s warm (one process): {cold / warm:.1f}x")
     for problem in problems:
         print(f"! unexpected statuses: {problem}")
     print(f"statuses as expected for every kind: {'yes' if not problems else 'NO'}; "

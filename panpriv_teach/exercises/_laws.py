@@ -243,12 +243,13 @@ def column_dependence(x, alpha: float) -> tuple[int, int] | None:
         drawn = np.random.default_rng(k).integers(0, k, (20, 2))
         pairs += [(int(a), int(b)) for a, b in drawn if a != b]
     pairs = list(dict.fromkeys(pairs))
+    if not pairs:
+        return None
     signs = np.sign(x)
-    for i, j in pairs:
-        if not count_fits(int(np.sum(signs[:, i] == signs[:, j])), runs, 0.5,
-                          alpha=alpha / len(pairs)):
-            return i, j
-    return None
+    first, second = np.array(pairs).T
+    agree = np.sum(signs[:, first] == signs[:, second], axis=0)
+    misfits = np.flatnonzero(~counts_fit_each(agree, runs, 0.5, alpha=alpha / len(pairs)))
+    return pairs[misfits[0]] if misfits.size else None
 
 
 def sequence_dependence(x, alpha: float, p: float = 0.5, agree=None) -> int | None:

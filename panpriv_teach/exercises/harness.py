@@ -126,6 +126,7 @@ class _Watchdog:
         self._wake = threading.Condition()
         self._alarms: list[_Alarm] = []
         self._thread: threading.Thread | None = None
+        self._wake_at = -math.inf   # when the waiting watchdog looks again (-inf: looking now)
 
     def arm(self, thread_id: int, due: float, until_dead=None, give_up=math.inf) -> _Alarm:
         alarm = _Alarm(thread_id, due, until_dead, give_up)
@@ -135,7 +136,8 @@ class _Watchdog:
                                                  daemon=True)
                 self._thread.start()
             self._alarms.append(alarm)
-            self._wake.notify()
+            if due < self._wake_at:   # else it looks at the alarm in time, unwoken
+                self._wake.notify()
         return alarm
 
     def cancel(self, alarm: _Alarm) -> bool:
@@ -154,15 +156,20 @@ class _Watchdog:
         with self._wake:
             while True:
                 now = time.monotonic()
+                # an answer thread that ended is forgotten when its alarm is due, not
+                # before: so the watchdog sleeps on, unwoken by the next answer's alarm
                 self._alarms = [a for a in self._alarms if a.active and not (
-                    a.until_dead is not None and (not a.until_dead.is_alive()
+                    a.until_dead is not None and ((a.due <= now and not a.until_dead.is_alive())
                                                   or now > a.give_up))]
                 for alarm in self._alarms:
                     if alarm.due <= now:
                         _interrupt(alarm.thread_id)
                         alarm.fired, alarm.due = True, now + _REFIRE
                 waits = [a.due - now for a in self._alarms]
-                self._wake.wait(max(min(waits), 0.001) if waits else None)
+                wait = max(min(waits), 0.001) if waits else None
+                self._wake_at = math.inf if wait is None else now + wait
+                self._wake.wait(wait)
+                self._wake_at = -math.inf
 
 
 _WATCHDOG = _Watchdog()

@@ -52,7 +52,7 @@ import pytest
 
 from panpriv_teach.widgets import DEAD_NOTICE
 
-from .conftest import ARTIFACTS_DIR, REPO_ROOT, require_browser
+from .conftest import ARTIFACTS_DIR, REPO_ROOT, VIEWPORT, require_browser
 
 pytestmark = pytest.mark.browser
 
@@ -132,6 +132,9 @@ INSTALL_JS = """() => {
 STATUS_BAR_JS = """() => [...document.querySelectorAll('.jp-StatusBar-Item')]
   .map(e => e.innerText.replace(/\\s+/g, ' ').trim()).filter(t => t)"""
 
+# Open a file as the file browser does (returns nothing: the widget is too large to serialize).
+OPEN_JS = """async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }"""
+
 # Notebook `rel` is Lab's current widget, connected to its kernel, and the status bar shows
 # `<kernel> | Idle` (the toolbar's idle indicator shows idle before a kernel exists).
 OPENED_JS = """([rel, idle]) => {
@@ -202,9 +205,14 @@ ERRORS_JS = """() => {
 # interactive figure; it gets data-bt-figure="k" for the locators. For each image: its
 # natural width, its bounding box on screen after scrolling it into view, its pixels' hash.
 # `text` is what the cell shows instead of a picture: the widget's text repr or an error.
+# An image or notice already wholly in the window is not scrolled (nor two frames awaited):
+# scrolling it would not change what is measured.
 FIGURES_JS = """async () => {
   const bt = window.__bt, nb = bt.panel.content, cells = nb.model.cells;
   const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const inView = e => { const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; };
+  const show = async e => { if (!inView(e)) { e.scrollIntoView({block: 'center'}); await frames(); } };
   const cellsOut = [];
   nb.node.querySelectorAll('[data-bt-figure]').forEach(e => e.removeAttribute('data-bt-figure'));
   let k = 0;
@@ -220,8 +228,7 @@ FIGURES_JS = """async () => {
     const area = nb.widgets[i].node.querySelector('.jp-Cell-outputArea');
     const images = [];
     for (const img of area.querySelectorAll('img')) {
-      img.scrollIntoView({block: 'center'});
-      await frames();
+      await show(img);
       const r = img.getBoundingClientRect();
       const onScreen = r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
       images.push({natural: img.naturalWidth, width: Math.round(r.width), height: Math.round(r.height),
@@ -230,7 +237,7 @@ FIGURES_JS = """async () => {
     const sliders = area.querySelectorAll('.widget-slider').length;
     const isFigure = sliders > 0 && area.querySelector('.jupyter-widgets img');
     const n = area.querySelector('.panpriv-dead-notice');
-    if (n) { n.scrollIntoView({block: 'center'}); await frames(); }
+    if (n && n.getBoundingClientRect().height > 0) await show(n);   // display:none while live
     const notice = n ? {height: Math.round(n.getBoundingClientRect().height),
                         text: n.innerText.replace(/\\s+/g, ' ').trim().slice(0, 120)} : null;
     if (isFigure) area.setAttribute('data-bt-figure', String(k++));
@@ -436,8 +443,7 @@ def _open(page, rel: str, idle: str, name: str) -> None:
     """Open `rel` from the Lab tab as the file browser does (with a new kernel, or the one
     still running when it is reopened); wait until it is the current widget, connected to its
     kernel, with `<kernel> | Idle` in the status bar; attach INSTALL_JS."""
-    page.evaluate("""async (path) => {   // returns nothing: the widget is too large to serialize back
-        await window.jupyterapp.commands.execute('docmanager:open', {path}); }""", rel)
+    page.evaluate(OPEN_JS, rel)
     _wait(page, OPENED_JS, [rel, idle], KERNEL_READY_TIMEOUT_S,
           lambda: f"{name}: expected {rel} open with its kernel and the status bar showing '{idle}' within "
                   f"{KERNEL_READY_TIMEOUT_S} s; status bar shows {page.evaluate(STATUS_BAR_JS)}")
@@ -715,14 +721,23 @@ def test_lines_of_the_line_limit_fit_jupyterlab_at_1280px_with_the_file_browser_
     """Measured once per run: what tests/test_line_lengths.py's rule assumes."""
     require_browser()
     lab_server = request.getfixturevalue("lab_server")
-    page = request.getfixturevalue("page")
-    page.set_viewport_size({"width": 1280, "height": 720})
+    lab_page = request.getfixturevalue("lab_page")
+    page = lab_page.get()                     # no notebook open in it: the lecture tests close theirs
     with_output = next(p for p in sorted((lab_server.root / "lectures").glob("*.ipynb"))
                        if '"name": "stdout"' in p.read_text(encoding="utf-8"))
-    page.goto(lab_server.url(f"lectures/{with_output.name}", workspace="browser-test-width"))
-    page.wait_for_selector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"] pre',
-                           timeout=KERNEL_READY_TIMEOUT_S * 1000)
-    fits = page.evaluate(FIT_JS)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    try:
+        page.evaluate(OPEN_JS, f"lectures/{with_output.name}")
+        page.wait_for_selector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"] pre',
+                               timeout=KERNEL_READY_TIMEOUT_S * 1000)
+        fits = page.evaluate(FIT_JS)
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.close()")   # unmodified: asks nothing
+        page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')",
+                               timeout=DIALOG_TIMEOUT_S * 1000)
+        page.set_viewport_size(VIEWPORT)
+    except BaseException:
+        lab_page.discard()
+        raise
     print(f"\nat 1280 px with the file browser open ({fits['fileBrowser']} px): {fits}")
     limit = _line_limit()
     assert fits["fileBrowser"] > 0, "the file browser is not open"

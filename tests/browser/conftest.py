@@ -13,7 +13,7 @@
 * `browser_context` (module scope) is a persistent Chromium context on a fresh profile, using
   Debian's /usr/bin/chromium (never `playwright install`).
 * `lab_page` (module scope) is one JupyterLab tab, loaded once, from which the lectures are
-  opened one after another (as a student keeps Lab open); `page` is a new tab per test.
+  opened one after another (as a student keeps Lab open).
 * Without Chromium or Playwright the tests are skipped, except under CI=true, where they fail.
 * `lecture` is parametrized over every lecture notebook that uses ipywidgets.
 
@@ -318,16 +318,6 @@ def _new_page(browser_context):
             .append(m.text[:400]) if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: page.console_errors.append(f"uncaught: {e}"[:400]))
     return page
-
-
-@pytest.fixture
-def page(browser_context):
-    """A new tab (see _new_page), closed after the test."""
-    page = _new_page(browser_context)
-    try:
-        yield page
-    finally:
-        page.close()
 
 
 LAB_READY_TIMEOUT_S = 120   # bounds a hang: JupyterLab loads in about 3 s on two idle cores

@@ -22,6 +22,8 @@ browser checks), except under CI=true, where a missing tool is a failure.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import html.parser
 import importlib.util
 import json
@@ -66,8 +68,13 @@ def require_build_tools() -> None:
             _missing(f"the site build needs {package}: .venv/bin/python -m pip install -e '.[test]'")
 
 
+def chromium() -> str | None:
+    """Debian's chromium, if it is installed."""
+    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else shutil.which("chromium")
+
+
 def require_browser() -> str:
-    exe = "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else shutil.which("chromium")
+    exe = chromium()
     if exe is None:
         _missing("the offline rendering checks need Debian's chromium: apt-get install chromium")
     if importlib.util.find_spec("playwright") is None:
@@ -100,13 +107,43 @@ def _run_build(*args: str) -> tuple[float, str]:
     return seconds, proc.stdout + proc.stderr
 
 
+def _selected(request, fixture: str) -> bool:
+    """Whether a test of this module that this run will run uses `fixture` (directly or not)."""
+    return any(fixture in item.fixturenames for item in request.session.items
+               if item.module is request.module)
+
+
 @pytest.fixture(scope="module")
-def site_build(tmp_path_factory) -> tuple[Path, str]:
+def background(request, tmp_path_factory):
+    """The module's slow work, started at its first test and run side by side (each part only
+    when a selected test needs it): the site's build, the decks' build, and then, in a thread
+    with its own Chromium, the measurement of every deck (measure_decks). Yields name ->
+    Future; a Future's result() re-raises what went wrong."""
     require_build_tools()
-    tmp = tmp_path_factory.mktemp("site")
-    seconds, printed = _run_build("site", "--out", str(tmp / "html"), "--work", str(tmp / "work"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        work = {}
+        if _selected(request, "site_build"):
+            tmp = tmp_path_factory.mktemp("site")
+            work["site"] = pool.submit(_run_build, "site", "--out", str(tmp / "html"),
+                                       "--work", str(tmp / "work"))
+            work["site_dir"] = tmp / "html"
+        if _selected(request, "decks"):
+            out = tmp_path_factory.mktemp("slides")
+            work["slides"] = pool.submit(_run_build, "slides", "--out", str(out))
+            work["decks"] = {nb: out / f"{nb.stem}.slides.html" for nb in notebooks("lectures")}
+            if _selected(request, "deck_measures") and chromium() and importlib.util.find_spec("playwright"):
+                work["measures"] = pool.submit(measure_decks, work["slides"], work["decks"], chromium())
+        yield work
+        for future in work.values():       # a test stopped early: nothing new starts
+            if isinstance(future, concurrent.futures.Future):
+                future.cancel()
+
+
+@pytest.fixture(scope="module")
+def site_build(background) -> tuple[Path, str]:
+    seconds, printed = background["site"].result()
     print(f"\nsite built in {seconds:.1f} s")
-    return tmp / "html", printed
+    return background["site_dir"], printed
 
 
 @pytest.fixture(scope="module")
@@ -115,13 +152,18 @@ def site(site_build) -> Path:
 
 
 @pytest.fixture(scope="module")
-def decks(tmp_path_factory) -> dict[Path, Path]:
+def decks(background) -> dict[Path, Path]:
     """lecture notebook -> its deck, for every lecture."""
-    require_build_tools()
-    out = tmp_path_factory.mktemp("slides")
-    seconds, printed = _run_build("slides", "--out", str(out))
+    seconds, printed = background["slides"].result()
     print(f"\ndecks built in {seconds:.1f} s:\n{printed}")
-    return {nb: out / f"{nb.stem}.slides.html" for nb in notebooks("lectures")}
+    return background["decks"]
+
+
+@pytest.fixture(scope="module")
+def deck_measures(background, decks) -> dict[Path, tuple]:
+    """lecture notebook -> its deck measured (measure_decks), or what stopped the measurement."""
+    require_browser()
+    return background["measures"].result()
 
 
 # ---------------------------------------------------------------- static HTML checks
@@ -332,11 +374,13 @@ class _InFlight:
             self.page.wait_for_timeout(100)
 
 
-def _open_offline(urls: list[str], exe: str, act, viewport: dict | None = None) -> list[tuple]:
-    """Open each URL in one headless Chromium; abort and record every request to a remote host.
-
-    Returns, per URL, (act(page, url), remote requests, console problems): the page's uncaught
-    errors and every error or warning its console showed while it loaded and `act` ran."""
+@contextlib.contextmanager
+def offline_chromium(exe: str, viewport: dict):
+    """One headless Chromium (a fresh profile) that aborts and records every request to a
+    remote host. Yields visit(url, act), which opens the URL in a new page, waits for its
+    requests (_InFlight) and returns (act(page, url), the remote requests, the console
+    problems): the page's uncaught errors and every error or warning its console showed
+    while it loaded and `act` ran."""
     from playwright.sync_api import sync_playwright
 
     remote: list[str] = []
@@ -348,34 +392,33 @@ def _open_offline(urls: list[str], exe: str, act, viewport: dict | None = None) 
         else:
             route.continue_()
 
-    results = []
+    def visit(url: str, act) -> tuple:
+        remote.clear()
+        problems: list[str] = []
+        page = context.new_page()
+        # Generous: under `make test` the other worker drives Chromium too; this bounds a
+        # hang, not speed.
+        page.set_default_timeout(120_000)
+        page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"[:300]))
+        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}"[:300])
+                if m.type in ("error", "warning") else None)
+        loading = _InFlight(page)
+        try:
+            page.goto(url)
+            loading.settle()
+            return act(page, url), sorted(set(remote)), problems
+        finally:
+            page.close()
+
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            profile, executable_path=exe, headless=True, args=CHROMIUM_ARGS,
-            viewport=viewport or {"width": 1400, "height": 1000})
+            profile, executable_path=exe, headless=True, args=CHROMIUM_ARGS, viewport=viewport)
         try:
             context.route("**/*", guard)
             context.on("request", lambda r: remote.append(r.url) if is_remote(r.url) else None)
-            for url in urls:
-                remote.clear()
-                problems: list[str] = []
-                page = context.new_page()
-                # Generous: under `make test` the other worker drives Chromium too; this bounds a
-                # hang, not speed.
-                page.set_default_timeout(120_000)
-                page.on("pageerror", lambda e, problems=problems: problems.append(f"uncaught: {e}"[:300]))
-                page.on("console", lambda m, problems=problems: problems.append(f"{m.type}: {m.text}"[:300])
-                        if m.type in ("error", "warning") else None)
-                loading = _InFlight(page)
-                try:
-                    page.goto(url)
-                    loading.settle()
-                    results.append((act(page, url), sorted(set(remote)), problems))
-                finally:
-                    page.close()
+            yield visit
         finally:
             context.close()
-    return results
 
 
 # Every slide of a deck (each vertical sub-slide), shown in turn at 1280 x 720 (reveal.js draws
@@ -522,21 +565,39 @@ def slide_problems(s: dict) -> list[str]:
 LECTURES = notebooks("lectures")
 
 
+def measure_deck(page, url) -> dict:
+    """MEASURE_SLIDES_JS on a deck, once reveal.js is ready."""
+    page.wait_for_function("document.querySelector('.reveal').classList.contains('ready')", timeout=30_000)
+    return page.evaluate(MEASURE_SLIDES_JS)
+
+
+def measure_decks(slides_build: concurrent.futures.Future, decks: dict[Path, Path], exe: str) -> dict:
+    """Every deck, once built, opened in turn in one Chromium at 1280 x 720 and measured:
+    lecture -> (measure_deck's result, remote requests, console problems), or the exception
+    that stopped its measurement (the other decks are measured all the same)."""
+    slides_build.result()
+    measured = {}
+    with offline_chromium(exe, PROJECTOR) as visit:
+        for lecture, deck in decks.items():
+            try:
+                measured[lecture] = visit(deck.as_uri(), measure_deck)
+            except (Exception, pytest.fail.Exception) as exc:
+                measured[lecture] = exc
+    return measured
+
+
 @pytest.mark.parametrize("lecture", LECTURES, ids=lambda p: p.stem)
-def test_every_slide_projects_at_1280x720(decks, lecture):
+def test_every_slide_projects_at_1280x720(deck_measures, lecture):
     """Every slide of the lecture's deck at 1280 x 720: no taller than the screen unless its
     cell is tagged `scroll`, no wider, no code line cut, every image drawn with alt text;
     figures centred, large, their text large (slide_problems); code large; prose short;
     nothing under the navigation arrows, answers opened or not; answers collapsed until a
     click opens them; each section and subsection starts a slide; math renders; a clean
-    console."""
-    exe = require_browser()
-
-    def act(page, url):
-        page.wait_for_function("document.querySelector('.reveal').classList.contains('ready')", timeout=30_000)
-        return page.evaluate(MEASURE_SLIDES_JS)
-
-    [(info, remote, console)] = _open_offline([decks[lecture].as_uri()], exe, act, PROJECTOR)
+    console. (The decks are measured in the background while the site is checked.)"""
+    measured = deck_measures[lecture]
+    if isinstance(measured, BaseException):
+        raise measured
+    info, remote, console = measured
     slides = info["slides"]
     sections = sum(1 for cell in nbformat.read(lecture, as_version=4).cells if cell.cell_type == "markdown"
                    for line in cell.source.splitlines() if re.match(r"#{1,3}\s", line))
@@ -679,21 +740,18 @@ ANSWERS_JS = """async () => {
 }"""
 
 
-def test_check_yourself_answers_are_collapsed_and_open_on_click_on_the_site(site):
+def test_check_yourself_answers_are_collapsed_and_open_on_click_on_the_site(site_visits):
     """Every lecture's answers (<details><summary>Answer</summary> ...) on its site page:
     collapsed when the page opens, open on a click. (The decks: test_every_slide_projects;
     JupyterLab: tests/browser/test_lectures_in_jupyterlab.py.)"""
-    exe = require_browser()
-    pages = {(site / "lectures" / f"{nb.stem}.html").as_uri(): nb for nb in notebooks("lectures")
+    pages = {Path("lectures") / f"{nb.stem}.html": nb for nb in notebooks("lectures")
              if "<details" in nb.read_text(encoding="utf-8")}
     if not pages:
         pytest.skip("no lecture has answers in <details> yet")
 
-    def act(page, url):
-        return page.evaluate(ANSWERS_JS)
-
     problems = {}
-    for (answers, remote, console), nb in zip(_open_offline(list(pages), exe, act), pages.values()):
+    for rel, nb in pages.items():
+        answers = site_visits[rel][0]["answers"]
         expected = nb.read_text(encoding="utf-8").count("<details")
         wrong = [] if len(answers) == expected else [f"{len(answers)} answers on the page, {expected} in the lecture"]
         wrong += [f"answer {k + 1} ({a['summary']!r}): {a}" for k, a in enumerate(answers)
@@ -712,22 +770,37 @@ AXE_FAST = {"preload": False, "resultTypes": ["violations"], "rules": {"color-co
 AXE_ALL = {"preload": False, "resultTypes": ["violations"]}
 
 
-def test_every_site_page_renders_offline_cleanly_and_accessibly(site):
-    """Every page over file://: no console warning or error, no page error, no network; an
-    axe-core audit finds no critical or serious violation (colour contrast on CONTRAST_PAGES);
-    math renders; every image is drawn and has alt text; a screenshot of lecture 01's first
-    figure goes to test-artifacts/."""
-    exe = require_browser()
+def _axe():
+    """axe-playwright-python's runner, or None when it is not installed."""
     try:
         from axe_playwright_python.sync_playwright import Axe
     except ImportError:
-        _missing("the accessibility audit needs axe-playwright-python (test extra)")
-    axe = Axe()
+        return None
+    return Axe()
+
+
+def screenshot_page(site: Path) -> Path | None:
+    """The site page of the lecture with stored widgets (widget_lecture), if there is one."""
+    try:
+        return site / "lectures" / f"{widget_lecture().stem}.html"
+    except pytest.skip.Exception:
+        return None
+
+
+@pytest.fixture(scope="module")
+def site_visits(site) -> dict[Path, tuple]:
+    """Every page of the site but index.html (a redirect) opened once in headless Chromium
+    over file://, for the two tests below: site-relative path -> (info, remote requests,
+    console problems). `info`, in this order: math, widgets and images awaited (a timeout
+    fails); their counts, images without alt text or not drawn, the links of the navigation;
+    a screenshot of the widget lecture's first figure (test-artifacts/); the axe-core audit
+    (axe-playwright-python, if installed; colour contrast on CONTRAST_PAGES); on lecture
+    pages, then, each answer's state before and after a click on it (ANSWERS_JS)."""
+    exe = require_browser()
+    axe = _axe()
     pages = {page.as_uri(): page for page in site_pages(site)
              if 'http-equiv="refresh"' not in page.read_text(encoding="utf-8")}    # index.html: a redirect
-    shot_page = site / "lectures" / f"{widget_lecture().stem}.html"
-    ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"site_lecture{widget_lecture().stem[:2]}.png"
+    shot_page = screenshot_page(site)
 
     def act(page, url):
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -751,19 +824,37 @@ def test_every_site_page_renders_offline_cleanly_and_accessibly(site):
             page.evaluate("""() => { const f = document.querySelector('.cell_output img');
                 if (f) window.scrollTo(0, f.getBoundingClientRect().top + window.scrollY - 200); }""")
             page.wait_for_timeout(300)
-            page.screenshot(path=str(shot))
-        # axe's own asset preloading (an XHR, which fails on file://) is off
-        results = axe.run(page, options=AXE_ALL if pages[url].relative_to(site).as_posix() in CONTRAST_PAGES
-                          else AXE_FAST)
-        info["axe"] = [f"{v['impact']}: {v['id']} ({len(v['nodes'])}x: {v['nodes'][0]['target']})"
-                       for v in results.response["violations"] if v["impact"] in AXE_SERIOUS]
-        info["axe_other"] = sorted({v["id"] for v in results.response["violations"]} - {
-            v.split(": ")[1].split(" ")[0] for v in info["axe"]})
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"site_lecture{shot_page.stem[:2]}.png"))
+        if axe:
+            # axe's own asset preloading (an XHR, which fails on file://) is off
+            results = axe.run(page, options=AXE_ALL if pages[url].relative_to(site).as_posix() in CONTRAST_PAGES
+                              else AXE_FAST)
+            info["axe"] = [f"{v['impact']}: {v['id']} ({len(v['nodes'])}x: {v['nodes'][0]['target']})"
+                           for v in results.response["violations"] if v["impact"] in AXE_SERIOUS]
+            info["axe_other"] = sorted({v["id"] for v in results.response["violations"]} - {
+                v.split(": ")[1].split(" ")[0] for v in info["axe"]})
+        if pages[url].parent.name == "lectures":
+            info["answers"] = page.evaluate(ANSWERS_JS)
         return info
 
+    with offline_chromium(exe, {"width": 1400, "height": 1000}) as visit:
+        return {path.relative_to(site): visit(url, act) for url, path in pages.items()}
+
+
+def test_every_site_page_renders_offline_cleanly_and_accessibly(site, request):
+    """Every page over file://: no console warning or error, no page error, no network; an
+    axe-core audit finds no critical or serious violation (colour contrast on CONTRAST_PAGES);
+    math renders; every image is drawn and has alt text; a screenshot of lecture 01's first
+    figure goes to test-artifacts/ (site_visits)."""
+    require_browser()
+    if _axe() is None:
+        _missing("the accessibility audit needs axe-playwright-python (test extra)")
+    shot = ARTIFACTS / f"site_lecture{widget_lecture().stem[:2]}.png"
+    visits = request.getfixturevalue("site_visits")
     problems, other = {}, set()
     lectures = notebooks("lectures")
-    for (info, remote, console), path in zip(_open_offline(list(pages), exe, act), pages.values()):
+    for path, (info, remote, console) in visits.items():
         wrong = []
         if remote:
             wrong.append(f"requested remote URLs {remote}")
@@ -779,7 +870,7 @@ def test_every_site_page_renders_offline_cleanly_and_accessibly(site):
             wrong.append("the navigation does not list every lecture")
         other.update(info["axe_other"])
         if wrong:
-            problems[path.relative_to(site).as_posix()] = wrong
-    print(f"\n{len(pages)} pages audited; minor or moderate axe findings: {sorted(other)}")
+            problems[path.as_posix()] = wrong
+    print(f"\n{len(visits)} pages audited; minor or moderate axe findings: {sorted(other)}")
     assert not problems, f"site pages that are not clean offline: {json.dumps(problems, indent=1)}"
     assert shot.stat().st_size > 10_000

@@ -30,14 +30,23 @@ from __future__ import annotations
 import argparse
 import filecmp
 import html
+import importlib.util
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
-import yaml
+# jsonschema, which nbformat and jupyter-book import, compiles rfc3987_syntax's IRI grammar when
+# it loads: 1.3 s of CPU in each process of a build. Nothing they validate has an IRI format,
+# so the build's processes do without it: importing it raises ImportError, which jsonschema
+# expects of an optional format checker. (Imported as a module, by the tests, this file
+# changes nothing.) JUPYTER_BOOK does the same for jupyter-book's process.
+if __name__ == "__main__":
+    sys.modules.setdefault("rfc3987_syntax", None)
+
+import nbformat  # noqa: E402
+import yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "course"
@@ -52,18 +61,6 @@ SLIDES_VENDOR = ["reveal.js", "mathjax2", "requirejs", "jquery", "html-manager"]
 SITE_VENDOR = ["mathjax3", "html-manager"]
 # course/*.md that are not pages of the site
 NOT_PAGES = {"intro.md", "README.md"}
-
-
-def _bin(name: str) -> str:
-    """The console script `name` of this Python's environment (the venv), else from PATH."""
-    local = Path(sys.executable).parent / name
-    if local.exists():
-        return str(local)
-    found = shutil.which(name)
-    if found is None:
-        raise SystemExit(f"{name} not found: install the course with its test extra "
-                         f"(make setup, or pip install -e '.[test]')")
-    return found
 
 
 def _copy_vendor(names: list[str], dest: Path) -> None:
@@ -223,12 +220,20 @@ def stage_site(stage: Path, solutions: bool = True) -> dict[str, Path]:
     return sources
 
 
+# `jupyter-book` without rfc3987_syntax (see the top of this file)
+JUPYTER_BOOK = ('import sys; sys.modules.setdefault("rfc3987_syntax", None); '
+                "from jupyter_book.cli.main import main; sys.exit(main())")
+
+
 def build_site(out: Path, work: Path, solutions: bool = True) -> Path:
     solutions = solutions and any((ROOT / "solutions").glob("*.ipynb"))   # none in a student release
     stage = work / "src"
     stage.mkdir(parents=True, exist_ok=True)
     stage_site(stage, solutions)
-    cmd = [_bin("jupyter-book"), "build", str(stage), "--path-output", str(work),
+    if importlib.util.find_spec("jupyter_book") is None:
+        raise SystemExit("jupyter-book not found: install the course with its test extra "
+                         "(make setup, or pip install -e '.[test]')")
+    cmd = [sys.executable, "-c", JUPYTER_BOOK, "build", str(stage), "--path-output", str(work),
            "--builder", "html", "-W", "-n", "--keep-going"]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     html_dir = work / "_build" / "html"

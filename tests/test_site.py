@@ -17,6 +17,10 @@ lecture's reveal.js deck into a temporary folder with course/build.py, then chec
   rendered, a slide or sub-slide for every section and subsection, a clean console.
 The shaping of decks and site pages (course/nbconvert/shaping.py) is tested on small notebooks.
 
+The work is done once and side by side (the `background` fixture): both builds start at the
+module's first test, the decks are measured in background Chromiums while the site is
+checked, and each site page is opened once for all the checks made on it (site_visits).
+
 Without jupyter-book or nbconvert the tests are skipped (and without Chromium/Playwright the
 browser checks), except under CI=true, where a missing tool is a failure.
 """
@@ -107,6 +111,11 @@ def _run_build(*args: str) -> tuple[float, str]:
     return seconds, proc.stdout + proc.stderr
 
 
+# Chromiums measuring decks side by side, beside the one that checks the site: a deck's
+# measurement waits on animation frames between slides, so a third page keeps 2 cores busy.
+DECK_BROWSERS = 2
+
+
 def _selected(request, fixture: str) -> bool:
     """Whether a test of this module that this run will run uses `fixture` (directly or not)."""
     return any(fixture in item.fixturenames for item in request.session.items
@@ -117,10 +126,11 @@ def _selected(request, fixture: str) -> bool:
 def background(request, tmp_path_factory):
     """The module's slow work, started at its first test and run side by side (each part only
     when a selected test needs it): the site's build, the decks' build, and then, in a thread
-    with its own Chromium, the measurement of every deck (measure_decks). Yields name ->
-    Future; a Future's result() re-raises what went wrong."""
+    with its own Chromium, the measurement of every deck (measure_decks; DECK_BROWSERS
+    threads, each on its share of the decks). Yields name -> Future (a list of them for the
+    measurements); a Future's result() re-raises what went wrong."""
     require_build_tools()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 + DECK_BROWSERS) as pool:
         work = {}
         if _selected(request, "site_build"):
             tmp = tmp_path_factory.mktemp("site")
@@ -132,11 +142,13 @@ def background(request, tmp_path_factory):
             work["slides"] = pool.submit(_run_build, "slides", "--out", str(out))
             work["decks"] = {nb: out / f"{nb.stem}.slides.html" for nb in notebooks("lectures")}
             if _selected(request, "deck_measures") and chromium() and importlib.util.find_spec("playwright"):
-                work["measures"] = pool.submit(measure_decks, work["slides"], work["decks"], chromium())
+                shares = [dict(list(work["decks"].items())[k::DECK_BROWSERS]) for k in range(DECK_BROWSERS)]
+                work["measures"] = [pool.submit(measure_decks, work["slides"], share, chromium())
+                                    for share in shares]
         yield work
-        for future in work.values():       # a test stopped early: nothing new starts
-            if isinstance(future, concurrent.futures.Future):
-                future.cancel()
+        for future in [work.get("site"), work.get("slides"), *work.get("measures", [])]:
+            if future:
+                future.cancel()            # a test stopped early: nothing new starts
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +175,7 @@ def decks(background) -> dict[Path, Path]:
 def deck_measures(background, decks) -> dict[Path, tuple]:
     """lecture notebook -> its deck measured (measure_decks), or what stopped the measurement."""
     require_browser()
-    return background["measures"].result()
+    return {lecture: measured for share in background["measures"] for lecture, measured in share.result().items()}
 
 
 # ---------------------------------------------------------------- static HTML checks

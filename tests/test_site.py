@@ -116,17 +116,17 @@ def _run_build(*args: str) -> tuple[float, str]:
 DECK_BROWSERS = 2
 
 
-def _selected(request, fixture: str) -> bool:
-    """Whether a test of this module that this run will run uses `fixture` (directly or not)."""
-    return any(fixture in item.fixturenames for item in request.session.items
-               if item.module is request.module)
+def _selected(request, fixture: str) -> list:
+    """The tests of this module that this run will run and that use `fixture` (directly or not)."""
+    return [item for item in request.session.items
+            if item.module is request.module and fixture in item.fixturenames]
 
 
 @pytest.fixture(scope="module")
 def background(request, tmp_path_factory):
     """The module's slow work, started at its first test and run side by side (each part only
     when a selected test needs it): the site's build, the decks' build, and then, in a thread
-    with its own Chromium, the measurement of every deck (measure_decks; DECK_BROWSERS
+    with its own Chromium, the measurement of each selected deck (measure_decks; DECK_BROWSERS
     threads, each on its share of the decks). Yields name -> Future (a list of them for the
     measurements); a Future's result() re-raises what went wrong."""
     require_build_tools()
@@ -141,10 +141,12 @@ def background(request, tmp_path_factory):
             out = tmp_path_factory.mktemp("slides")
             work["slides"] = pool.submit(_run_build, "slides", "--out", str(out))
             work["decks"] = {nb: out / f"{nb.stem}.slides.html" for nb in notebooks("lectures")}
-            if _selected(request, "deck_measures") and chromium() and importlib.util.find_spec("playwright"):
-                shares = [dict(list(work["decks"].items())[k::DECK_BROWSERS]) for k in range(DECK_BROWSERS)]
+            lectures = [t.callspec.params["lecture"] for t in _selected(request, "deck_measures")]
+            if lectures and chromium() and importlib.util.find_spec("playwright"):
+                measured = [(nb, work["decks"][nb]) for nb in LECTURES if nb in lectures]
+                shares = [dict(measured[k::DECK_BROWSERS]) for k in range(DECK_BROWSERS)]
                 work["measures"] = [pool.submit(measure_decks, work["slides"], share, chromium())
-                                    for share in shares]
+                                    for share in shares if share]
         yield work
         for future in [work.get("site"), work.get("slides"), *work.get("measures", [])]:
             if future:

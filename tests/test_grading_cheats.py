@@ -493,9 +493,11 @@ def test_without_bwrap_grade_refuses_and_says_how_to_get_it(course, tmp_path):
 
 
 def test_a_class_over_its_budget_reports_the_notebooks_left_and_exits_1(course, tmp_path):
-    """Six notebooks, one job, a class budget of a few seconds: the first notebook is graded
-    or cut, the rest are over budget; the run says so and fails."""
-    write_class(tmp_path / "subs", {f"s{i}": HONEST["ada"] for i in range(6)})
+    """Six notebooks, one job, a class budget of a few seconds: the first notebook sleeps
+    past the budget (so that it runs out however fast the machine grades) and is cut, the
+    rest are over budget; the run says so and fails."""
+    sleeper = ("05_ppcum", {}, {"5.1": "import time\ntime.sleep(20)"})
+    write_class(tmp_path / "subs", {f"s{i}": sleeper if i == 0 else HONEST["ada"] for i in range(6)})
     code, text = grade(course, tmp_path / "subs", tmp_path / "out", "--jobs", "1",
                        "--budget", "3")
     assert code == 1, text

@@ -23,7 +23,7 @@ import numpy as np
 from panpriv_teach.audit import exact_epsilon
 from panpriv_teach.core import as_rng
 from panpriv_teach.mechanisms import warner_response
-from panpriv_teach.noise import threshold_for_ratio
+from panpriv_teach.noise import exp_lower_bound, threshold_for_ratio
 from panpriv_teach.validation import (require_array, require_epsilon, require_int,
                                       require_probability)
 
@@ -183,7 +183,10 @@ class DirectEncoding:
         self.q = 1.0 / (weight + self.k - 1)      # P(report = u | value v), u != v
         _require_signal(self.p, self.q, epsilon)
         self._keep = threshold_for_ratio(self.epsilon, self.k - 1)   # P(keep), exactly
-        if self.implemented_epsilon > self.epsilon:
+        t = Fraction(self._keep)
+        # t(k - 1)/(1 - t) <= e^ε by construction (exactly: |ln| of it may round above ε by an
+        # ulp); the grid is too coarse when it falls below e^-ε
+        if t * (self.k - 1) / (1 - t) * exp_lower_bound(self.epsilon) < 1:
             raise ValueError(f"epsilon must be at least about {self.k * 2.0**-52:.1g} for "
                              f"k = {self.k}: below it numpy's uniform (a multiple of 2^-53) "
                              f"cannot make P(keep)(k - 1)/(1 - P(keep)) close enough to e^ε "

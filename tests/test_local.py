@@ -422,3 +422,13 @@ def test_direct_encoding_refuses_epsilon_too_small_for_the_2_to_the_minus_53_gri
     with pytest.raises(ValueError, match=r"epsilon must be at least about 2e-10 for k = 1000000"):
         DirectEncoding(10**6, 1e-12)
     assert DirectEncoding(10**6, 1e-9).implemented_epsilon <= 1e-9
+
+
+@pytest.mark.parametrize("epsilon", [0.12229500227075858, 0.5, 1.0, 3.0])
+def test_direct_encoding_accepts_epsilon_whose_exact_ratio_logs_an_ulp_above_it(epsilon):
+    # ε = 0.12229500227075858, k = 2 was refused as "too small for the grid": the exact ratio
+    # t/(1 - t) is <= e^ε, but its log rounds to ε + 4e-17. Only a ratio below e^-ε is refused.
+    de = DirectEncoding(2, epsilon)
+    t = Fraction(de._keep)
+    assert t / (1 - t) <= Fraction(math.exp(epsilon)) * (1 + Fraction(1, 2**51))
+    assert de.implemented_epsilon <= epsilon * (1 + 2.0**-50)

@@ -33,9 +33,9 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import marshal
 import os
 import shutil
-from importlib._bootstrap_external import _code_to_timestamp_pyc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -245,7 +245,13 @@ def _write_compiled(path: Path, name: str, text: str) -> None:
     stat = path.stat()
     cached = Path(importlib.util.cache_from_source(str(path)))
     cached.parent.mkdir(exist_ok=True)
-    cached.write_bytes(_code_to_timestamp_pyc(_CODE[key], stat.st_mtime, stat.st_size))
+    cached.write_bytes(importlib.util.MAGIC_NUMBER + b"\0\0\0\0"    # PEP 552: flags 0, the
+                       + _uint32(int(stat.st_mtime)) + _uint32(stat.st_size)  # timestamp kind
+                       + marshal.dumps(_CODE[key]))
+
+
+def _uint32(number: int) -> bytes:
+    return (number & 0xFFFFFFFF).to_bytes(4, "little")
 
 
 def library_view(module, dest, keep=()) -> Path:

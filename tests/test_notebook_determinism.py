@@ -53,8 +53,9 @@ REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]+)")
 # Appended to a lecture's run: every parameter panel redraws at its defaults and with each
 # control at its ends (dropdowns: every option), once in a new figure and once in the
 # figure the panel reuses (emptied of an earlier drawing, `plots.panel_figures`); the PNGs
-# must be identical. A draw that is not a function of its parameters alone (a fresh
-# simulation at every move) is listed as such and not compared.
+# must be identical. When they are not, a second new figure tells why: a draw that is not a
+# function of its parameters alone (a fresh simulation at every move) is listed as such and
+# not compared further.
 PANEL_CHECK = """
 import json as _json, math as _math, ipywidgets as _w, matplotlib.pyplot as _plt
 from panpriv_teach import plots as _plots, widgets as _widgets
@@ -92,18 +93,19 @@ for _name, _panel in list(globals().items()):
         continue
     _defaults = {k: c.value for k, c in _panel.controls.items()}
     _grid = [_defaults] + [{**_defaults, k: v} for k, c in _panel.controls.items() for v in _ends(c)]
-    _kept = {}
+    _kept, _first = {}, None
     for _values in _grid:
         _new = _render(_panel, _values, {}, legends_of=_name)
-        if _render(_panel, _values, {}) != _new:
-            _found["impure"].append(_name)
-            break
-        _found["compared"] += 1
-        if _render(_panel, _values, _kept) != _new:
+        _first = _first or _new
+        if _render(_panel, _values, _kept) != _new:      # a second new one tells why
+            if _render(_panel, _values, {}) != _new:
+                _found["impure"].append(_name)
+                break
             _found["differ"].append(f"{_name} at {_values}")
+        _found["compared"] += 1
     if _name in _found["impure"]:
         continue
-    _default = _render(_panel, _defaults, {})
+    _default = _first                                  # the grid starts at the defaults
     for _key, _control in _panel.controls.items():   # a step each way from the default redraws
         if isinstance(_control, _w.Dropdown):
             continue
@@ -294,3 +296,52 @@ def test_the_comparison_sees_a_changed_figure_text_or_slider_value():
     for images in (True, False):
         with pytest.raises(AssertionError, match="widget state"):
             assert_same_outputs(path, stored, slider, "the stored and the changed", images=images)
+
+
+def test_the_panel_check_finds_a_reuse_bug_a_random_draw_and_a_dead_slider(tmp_path):
+    """PANEL_CHECK on a notebook of four panels: one sound; one that draws differently into
+    the figure it reuses; one that simulates afresh at every draw; one whose slider does
+    nothing one step either way from its default."""
+    source = '''
+import numpy as np, ipywidgets as w
+from panpriv_teach import plots
+from panpriv_teach.widgets import parameter_panel
+
+def line(ax, slope):
+    ax.plot([0, 1], [0, slope])
+    ax.set_ylim(-3, 3)
+
+def sound(slope):
+    fig, ax = plots.figure()
+    line(ax, slope)
+
+def reuse_bug(slope):
+    fig, ax = plots.figure()
+    line(ax, -slope if getattr(fig, "drawn_before", False) else slope)
+    fig.drawn_before = True
+
+def fresh_noise(slope):
+    fig, ax = plots.figure()
+    line(ax, slope + np.random.default_rng().normal())
+
+def flat(slope):
+    fig, ax = plots.figure()
+    line(ax, round(slope))
+
+slider = lambda: w.FloatSlider(value=1.0, min=0.0, max=2.0, step=0.1, description="slope")
+panels = {name: parameter_panel(draw, slope=slider())
+          for name, draw in (("sound", sound), ("reuse_bug", reuse_bug),
+                             ("fresh_noise", fresh_noise), ("flat", flat))}
+sound_panel, reuse_bug_panel, fresh_noise_panel, flat_panel = panels.values()
+'''
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    path = tmp_path / "panels.ipynb"
+    nbformat.write(nb, path)
+    report = fresh_run(path, PANEL_CHECK).cells[-1]
+    [line] = [line for out in report.outputs if out.output_type == "stream"
+              for line in out.text.splitlines() if line.startswith("PANEL-CHECK ")]
+    found = json.loads(line[len("PANEL-CHECK "):])
+    assert found["impure"] == ["fresh_noise_panel"], found
+    assert {entry.split(" at ")[0] for entry in found["differ"]} == {"reuse_bug_panel"}, found
+    assert [entry.split(":")[0] for entry in found["still"]] == ["flat_panel", "flat_panel"], found
+    assert found["compared"] == 3 * 3, found        # defaults and both ends, three pure panels

@@ -10,6 +10,7 @@ privacy holds for the floating-point program (CroppedSum docstring).
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -249,15 +250,11 @@ class CroppedSum(StreamAlgorithm):
                                    "counters' modulus")                        # M
         self.arc = _grid_count("window", self.window, STEP, "the arc holds A = L/Λ points")
         self._rng = as_rng(rng)
-        self.noise = ArcNoise(self.modulus, self.arc, self.epsilon)
+        self.noise, self._release, self.gain, self.noise_mean = _grid_laws(
+            self.modulus, self.arc, self.epsilon)
         self.counters = self.noise.sample(self.universe_size, self._rng)
         self.weights = (1 << (WEIGHT_BITS + 1)) + 1 + 2 * self._rng.integers(
             0, 1 << WEIGHT_BITS, self.universe_size, dtype=np.int64)
-        self._release = LaplaceNoise(2 * self.tau, self.epsilon)
-        on, off = self.noise.point_probabilities()
-        M, A = self.modulus, self.arc
-        self.gain = float((on - off) * A)                                    # κ
-        self.noise_mean = float((off * M * (M - 1) + (on - off) * A * (A - 1)) / 2 * Fraction(STEP))
 
     # -- the state in real units -------------------------------------------------------
     @property
@@ -347,6 +344,21 @@ class CroppedSum(StreamAlgorithm):
     def _params(self) -> dict:
         return {"universe_size": self.universe_size, "tau": self.tau, "epsilon": self.epsilon,
                 "window": self.window}
+
+
+@functools.lru_cache(maxsize=256)
+def _grid_laws(modulus, arc, epsilon):
+    """(noise, release, κ, E[N]) of a CroppedSum with M = `modulus`, A = `arc` and this ε:
+    the counters' law `noise.ArcNoise(M, A, ε)`, the release's `noise.LaplaceNoise(2τ, ε)`
+    (2τ = MΛ), κ = (α − β)·A and E[N] = Λ·(β·M(M − 1)/2 + (α − β)·A(A − 1)/2) from the exact
+    point probabilities α, β. Computed once per parameters and shared: the samplers hold no
+    generator, and the exact fractions cost more than the rest of a small sum's setup."""
+    noise = ArcNoise(modulus, arc, epsilon)
+    on, off = noise.point_probabilities()
+    gain = float((on - off) * arc)
+    mean = float((off * modulus * (modulus - 1) + (on - off) * arc * (arc - 1)) / 2
+                 * Fraction(STEP))
+    return noise, LaplaceNoise(modulus * STEP, epsilon), gain, mean
 
 
 def _read_only(array):

@@ -156,8 +156,10 @@ class UnreliableCount(StreamAlgorithm):
 # Simulation from the intruded state
 # ----------------------------------------------------------------------------------------
 
-def _generators(obj, seen):
-    """Every numpy Generator reachable from obj through attributes and containers."""
+def _generators(obj, seen, samplers=None):
+    """Every numpy Generator reachable from obj through attributes and containers; the
+    samplers of `panpriv_teach.noise` met on the way (they take a generator per call and hold
+    none) are appended to `samplers` when given."""
     if id(obj) in seen:
         return
     seen.add(id(obj))
@@ -170,14 +172,32 @@ def _generators(obj, seen):
         children = list(obj)
     elif isinstance(obj, (type, types.ModuleType, types.FunctionType, np.ndarray)):
         return
-    elif type(obj).__module__ == noise.__name__:   # samplers take a generator per call, hold none
+    elif type(obj).__module__ == noise.__name__:
+        if samplers is not None:
+            samplers.append(obj)
         return
     elif hasattr(obj, "__dict__"):
         children = list(vars(obj).values())
     else:
         return
     for child in children:
-        yield from _generators(child, seen)
+        yield from _generators(child, seen, samplers)
+
+
+def _coins(algorithm):
+    """(generators, memo): the Generators `algorithm` holds, and a deepcopy memo in which its
+    noise samplers stand for themselves (immutable, so a clone shares them)."""
+    samplers = []
+    generators = list(_generators(algorithm, set(), samplers))
+    return generators, {id(sampler): sampler for sampler in samplers}
+
+
+def _clone(algorithm, coins, rng):
+    """`clone_with_fresh_coins` with `_coins(algorithm)` computed once for many clones."""
+    generators, shared = coins
+    memo = dict(shared)
+    memo.update((id(g), child) for g, child in zip(generators, rng.spawn(len(generators))))
+    return copy.deepcopy(algorithm, memo)
 
 
 def clone_with_fresh_coins(algorithm, rng=None):
@@ -186,15 +206,12 @@ def clone_with_fresh_coins(algorithm, rng=None):
     The intruder copies the memory (everything `state()` shows, plus the public parameters)
     and knows the code; future random choices are not in the memory, so the copy draws them
     from the attacker's own generator. Implemented as a deep copy in which every numpy
-    Generator the algorithm holds is replaced by an independent child of `rng`.
+    Generator the algorithm holds is replaced by an independent child of `rng`, and the
+    noise samplers (which hold no generator) are shared.
     """
     if not isinstance(algorithm, StreamAlgorithm):
         raise TypeError(f"algorithm must be a StreamAlgorithm; got {type(algorithm).__name__}")
-    rng = as_rng(rng)
-    generators = list(_generators(algorithm, set()))
-    children = rng.spawn(len(generators)) if generators else []
-    memo = {id(g): child for g, child in zip(generators, children)}
-    return copy.deepcopy(algorithm, memo)
+    return _clone(algorithm, _coins(algorithm), as_rng(rng))
 
 
 def distinct_statistic(counts):
@@ -303,9 +320,10 @@ def intrusion_measurements(algorithm, queries, *, statistic=None, updates=None,
                          f"got shape {queries.shape}")
     rng = as_rng(rng)
     outputs = np.empty(len(queries))
+    coins = _coins(algorithm)                         # the memory is the same for every copy
     for j, q in enumerate(queries):
         ids = np.flatnonzero(q)
-        copy_ = clone_with_fresh_coins(algorithm, rng)
+        copy_ = _clone(algorithm, coins, rng)
         if ids.size:
             copy_.process(np.column_stack([ids, np.full_like(ids, amount)]) if updates else ids)
         outputs[j] = float(copy_.output()) * output_scale

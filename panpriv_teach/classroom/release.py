@@ -90,13 +90,12 @@ def leaked_solutions(folder, solutions_dir) -> list:
 def _student_files(course: Path) -> list:
     """(relative path, source file) of everything copied as it is."""
     files = [(p.relative_to(course), p) for p in sorted((course / "lectures").glob("*.ipynb"))]
-    for p in sorted((course / "panpriv_teach").rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
-            files.append((p.relative_to(course), p))
-    for p in sorted((course / "course").rglob("*")):
-        rel = p.relative_to(course)
-        if p.is_file() and rel.as_posix() not in LEFT_OUT and "_build" not in rel.parts:
-            files.append((rel, p))
+    for folder in ("panpriv_teach", "course"):      # no bytecode: course/build.py is imported too
+        for p in sorted((course / folder).rglob("*")):
+            rel = p.relative_to(course)
+            if p.is_file() and "__pycache__" not in rel.parts and p.suffix != ".pyc" \
+                    and rel.as_posix() not in LEFT_OUT and "_build" not in rel.parts:
+                files.append((rel, p))
     files += [(Path(name), course / name) for name in TOP_FILES if (course / name).is_file()]
     return files
 

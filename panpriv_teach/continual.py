@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from panpriv_teach.core import ContinualCounter, StreamAlgorithm, as_rng
-from panpriv_teach.density import BLANK, D0, use_universe_table
+from panpriv_teach.density import BLANK, D0, sample_representatives, use_universe_table
 from panpriv_teach.noise import implemented_probability
 from panpriv_teach.ppcum import PanPrivateTreeCounter
 from panpriv_teach.validation import require_array, require_epsilon, require_int
@@ -159,7 +159,7 @@ class ContinualDensityEstimator(StreamAlgorithm):
         if getattr(counter, "T", self.T) < self.T:
             raise ValueError(f"counter serves T = {counter.T} steps, fewer than T = {self.T}")
         self.counter = counter
-        self.M = np.sort(self._rng.choice(self.universe_size, self.m, replace=False)).astype(np.int64)
+        self.M = sample_representatives(self.universe_size, self.m, self._rng)
         self.b = (self._rng.random(self.m) < D0).astype(np.uint8)       # b_x ~ D0
         self._t = 0
         self._ocount = 0.0

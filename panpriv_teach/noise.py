@@ -196,7 +196,7 @@ class DiscreteLaplace:
     def sample(self, size, rng) -> np.ndarray:
         """`size` (an int or a shape) draws, as an int64 array."""
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = int(math.prod(shape))
         out = np.empty(n, dtype=np.int64)
         plan = self._plan
         W, C = len(plan.wide), len(plan.chunks)
@@ -217,8 +217,8 @@ class DiscreteLaplace:
             for i, (shift, guide, cuts) in enumerate(plan.chunks):   # the chunks of G's bits
                 v = _inverse_cdf(u[:, W + i], guide, cuts)
                 if i == 0:                     # outcome 0 is "Z = 0", v + 1 stands for v
-                    events[:, 1] = v == 0
-                    v = np.maximum(v - 1, 0)
+                    events[:, 1] = v == 0      # (v - 1 is wrong only where Z = 0, whose
+                    v -= 1                     # magnitude is not used)
                 magnitude += v << shift
             sign = np.where(events[:, 0], -1, 1)
             out[start:stop] = np.where(events[:, 1], 0, sign * (magnitude + 1))
@@ -233,11 +233,17 @@ def _pack(bits: np.ndarray) -> np.ndarray:
     return packed
 
 
+_SEARCH = 64   # below this many keys a binary search costs less than the guide table's steps
+
+
 def _inverse_cdf(u: np.ndarray, guide: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     """v = the number of thresholds `cuts` (increasing; the last, 2^63, is a sentinel) that are
     <= u >> 1, a uniform 63-bit integer: a guide table on its top 16 bits gives the least
-    possible v, and the few keys that share a bucket with thresholds step up one at a time."""
+    possible v, and the few keys that share a bucket with thresholds step up one at a time
+    (a plain binary search for a few keys, where numpy's per-call costs dominate)."""
     u = u >> np.uint64(1)
+    if len(u) < _SEARCH:
+        return np.searchsorted(cuts, u, side="right")
     v = guide[u >> np.uint64(47)].astype(np.int64)
     todo = np.flatnonzero(u >= cuts[v])
     while todo.size:
@@ -485,7 +491,7 @@ class DiscreteGaussian:
 
     def sample(self, size, rng) -> np.ndarray:
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = int(math.prod(shape))
         out = np.empty(n, dtype=np.int64)
         todo = np.arange(n)
         centre, two_var = self.sigma**2 / self.t, 2 * self.sigma**2
@@ -598,10 +604,10 @@ class ArcNoise:
     def sample(self, size, rng) -> np.ndarray:
         """`size` (an int or a shape) draws, as an int64 array."""
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = int(math.prod(shape))
         on_arc = rng.integers(0, _TWO64, size=n, dtype=np.uint64) < np.uint64(self.threshold)
         out = np.empty(n, dtype=np.int64)
-        hits = int(on_arc.sum())
+        hits = int(np.count_nonzero(on_arc))
         out[on_arc] = rng.integers(0, self.arc, size=hits, dtype=np.int64)
         out[~on_arc] = rng.integers(self.arc, self.size, size=n - hits, dtype=np.int64)
         return out.reshape(shape)

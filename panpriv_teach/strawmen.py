@@ -64,9 +64,18 @@ def keyed_hash(key: bytes, ids) -> np.ndarray:
         raise TypeError(f"key must be bytes of length at most 64 (a BLAKE2b key); got "
                         f"{type(key).__name__} {key!r}")
     ids = np.atleast_1d(require_array("ids", ids, integer=True))
-    return np.array([int.from_bytes(hashlib.blake2b(int(x).to_bytes(8, "little", signed=True),
-                                                    key=key, digest_size=8).digest(), "little")
-                     for x in ids], dtype=np.uint64)
+    if ids.dtype.kind == "u" and ids.size and ids.max() > 2**63 - 1:
+        raise ValueError(f"each entry of ids must fit int64 (hashed as 8 signed little-endian "
+                         f"bytes); got {ids.max()!r}")
+    # Each ID's 8 bytes go into a copy of the keyed hash's initial state (the same digest
+    # as a fresh keyed BLAKE2b, without processing the key block again).
+    keyed, data = hashlib.blake2b(key=key, digest_size=8), ids.astype("<i8").tobytes()
+    digests = []
+    for start in range(0, len(data), 8):
+        h = keyed.copy()
+        h.update(data[start:start + 8])
+        digests.append(h.digest())
+    return np.frombuffer(b"".join(digests), dtype="<u8").astype(np.uint64)
 
 
 class HashedIDs(StreamAlgorithm):

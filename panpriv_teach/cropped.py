@@ -141,6 +141,7 @@ def heavy_hitters(a, k, F1=None) -> int:
 WEIGHT_BITS = 20                   # w_i = 1 + (j + 1/2)/2^20, j uniform in {0, ..., 2^20 - 1}
 STEP = 2.0 ** -(WEIGHT_BITS + 1)   # Λ = 2^-21: w_i, τ (times 2) and the arc are multiples of it
 MAX_TAU = 2.0**31                  # 2τ/Λ <= 2^53: counters and their float views are exact
+_FEW_IDS = 8                       # `process` updates at most this many IDs one by one
 
 
 def _grid_count(name, value, step, note):
@@ -280,9 +281,16 @@ class CroppedSum(StreamAlgorithm):
 
     def process(self, updates) -> None:
         """Apply a (k, 2) array of updates: C ← (C + W·(net change per ID)) mod M (exact while
-        each ID's net change fits int64, as `_totals` sums it)."""
+        each ID's net change fits int64, as `_totals` sums it). A few IDs are updated in
+        Python integers, as `update` does (the same exact integers, without numpy's per-call
+        costs: an audit runs thousands of short streams)."""
         totals = _totals(updates, self.universe_size)
         touched = np.flatnonzero(totals)
+        if touched.size <= _FEW_IDS:
+            for i in touched.tolist():
+                self.counters[i] = ((int(self.counters[i]) + int(self.weights[i]) * int(totals[i]))
+                                    % self.modulus)
+            return
         shift = _mulmod(self.weights[touched], totals[touched] % self.modulus, self.modulus)
         self.counters[touched] = (self.counters[touched] + shift) % self.modulus
 

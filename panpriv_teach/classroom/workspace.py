@@ -137,11 +137,19 @@ def terminal_command() -> list:
     return ["bash", "--rcfile", str(rc), "-i"]
 
 
+# `python -m jupyterlab`, without rfc3987_syntax's IRI grammar, which jsonschema (imported by
+# the server's event system) compiles when it loads: 1.5 s of CPU at every start. No schema the
+# server validates has an IRI format (see classroom/__init__.py); kernels and terminals are
+# processes of their own, which this does not touch.
+_JUPYTERLAB = ('import sys; sys.modules.setdefault("rfc3987_syntax", None); '
+               'from jupyterlab.labapp import main; sys.exit(main())')
+
+
 def lab_command(course: Path, extra=()) -> list:
     """The JupyterLab command line `lab` runs."""
     settings = {"shell_command": terminal_command()}
     root = ["--allow-root"] if os.name != "nt" and os.geteuid() == 0 else []
-    return [sys.executable, "-m", "jupyterlab", *root, f"--ServerApp.root_dir={course}",
+    return [sys.executable, "-c", _JUPYTERLAB, *root, f"--ServerApp.root_dir={course}",
             f"--LabApp.default_url=/lab/tree/{WELCOME}",
             f"--ServerApp.terminado_settings={json.dumps(settings)}", *_LAB_FLAGS, *extra]
 

@@ -212,8 +212,9 @@ class DiscreteLaplace:
             events[:, plan.wide_events] = wide[:, :len(plan.wide_events)]
             for column, event in plan.extra:   # the extra 2^-32 factors of small probabilities
                 events[:, event] &= wide[:, column]
-            events[:, plan.flipped] ^= True    # probabilities above 15/16, drawn as 1 - p
-            magnitude = _pack(events[:, 2:]) << plan.low
+            if plan.flipped.size:              # probabilities above 15/16, drawn as 1 - p
+                events[:, plan.flipped] ^= True
+            magnitude = _pack(events[:, 2:], plan.low)
             for i, (shift, guide, cuts) in enumerate(plan.chunks):   # the chunks of G's bits
                 v = _inverse_cdf(u[:, W + i], guide, cuts)
                 if i == 0:                     # outcome 0 is "Z = 0", v + 1 stands for v
@@ -225,11 +226,11 @@ class DiscreteLaplace:
         return out.reshape(shape)
 
 
-def _pack(bits: np.ndarray) -> np.ndarray:
-    """sum_j bits[:, j] 2^j as int64 (bits: bool array of shape (n, J), J <= 62)."""
+def _pack(bits: np.ndarray, low: int) -> np.ndarray:
+    """sum_j bits[:, j] 2^(low + j) as int64 (bits: bool array of shape (n, J), low + J <= 62)."""
     packed = np.zeros(len(bits), dtype=np.int64)
     for j in range(bits.shape[1]):
-        packed |= bits[:, j].astype(np.int64) << j
+        packed |= bits[:, j].astype(np.int64) << (low + j)
     return packed
 
 

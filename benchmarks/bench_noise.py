@@ -10,6 +10,8 @@ sets and on one good candidate among 10^4 poor ones (reference only, no target).
 Scalar row: `laplace_mechanism` on one number (validation, the sampler's cache, one draw)
 must cost at most 2x the library's own one-draw path (`LaplaceNoise.noise(None, rng)`, which
 `update` and `step` use), with numpy's scalar `Generator.laplace` for reference.
+Short-run row (reference, no target): 16 draws at once, what a T = 16 counter's `run` draws,
+against 16 one-draw calls and numpy's `Generator.laplace(size=16)`.
 Best of REPEATS, measured alternately after one warm-up, so other load on the machine
 affects both alike. Run: .venv/bin/python benchmarks/bench_noise.py
 """
@@ -62,11 +64,25 @@ def main() -> int:
                                    for _ in range(100)] for exact in (True, False)), repeats=5)
         print(f"exponential_mechanism, {name}: exact {exact * 1e4:7.1f} µs a draw; numpy's choice "
               f"{choice * 1e4:6.1f} µs (ratio {exact / choice:.2f}, reference)")
+    short_row(rng)
     scalar = scalar_row(rng)
     met = worst <= TARGET_RATIO and scalar <= SCALAR_TARGET
     print(f"worst Laplace ratio {worst:.2f} (target <= {TARGET_RATIO:g}), scalar ratio "
           f"{scalar:.2f} (target <= {SCALAR_TARGET:g}): targets {'met' if met else 'MISSED'}")
     return 0 if met else 1
+
+
+def short_row(rng) -> None:
+    """Print the 16-draw row: per-call costs, not throughput, decide a short run's time."""
+    sampler = LaplaceNoise(1.0, 0.5)
+    at_once, one_by_one, numpy = best_seconds(
+        lambda: [sampler.noise(16, rng) for _ in range(SCALAR_CALLS)],
+        lambda: [[sampler.noise(None, rng) for _ in range(16)] for _ in range(SCALAR_CALLS)],
+        lambda: [rng.laplace(0.0, 2.0, 16) for _ in range(SCALAR_CALLS)], repeats=5)
+    micro = 1e6 / SCALAR_CALLS
+    print(f"16 draws (epsilon 0.5): noise(16) {at_once * micro:5.1f} µs; 16 one-draw calls "
+          f"{one_by_one * micro:5.1f} µs (ratio {at_once / one_by_one:.2f}); numpy's "
+          f"Generator.laplace(size=16) {numpy * micro:5.2f} µs (reference)")
 
 
 def scalar_row(rng) -> float:

@@ -33,7 +33,7 @@ MAX_UNIVERSE = 2 ** 63 - 1    # elements (and M) are stored as int64
 INT64_IDS = "elements are stored as int64"
 _CHUNK = 1 << 16              # elements per chunk in `process` (stays in cache)
 _BITMAP_LIMIT = 1 << 26       # largest universe marked with a temporary bitmap in `process`
-_SORT_BY_TABLE = 64           # M is sorted by a table over X when |X| <= 64 m
+_SORT_BY_TABLE = 32           # M (m >= 1024) is sorted by a table over X when |X| <= 32 m
 
 
 def d1_probability(epsilon) -> float:
@@ -106,13 +106,14 @@ def _rerandomised(epsilon, intrusions):
 def sample_representatives(universe_size, m, rng) -> np.ndarray:
     """M: m distinct elements of {0, ..., N-1} drawn uniformly by `rng.choice`, sorted (int64).
 
-    Sorting is done by marking M in a table over the universe and reading the marks back in
-    order, when the table is at most 8 bytes per representative (N <= 64 m): the same sorted
-    array as `np.sort`, in linear time (0.1-2 ms for m = 2^16 and N <= 2^20, against about
-    5 ms for `np.sort`; `benchmarks/bench_density.py`). Larger universes are sorted.
+    For m >= 1024 and N <= 32 m, M is sorted by marking it in a table over the universe and
+    reading the marks back in order: the same array as `np.sort`, in linear time (measured
+    at m = 2^16, N <= 2^20: 0.5-2 ms against 3.5-5 ms for `np.sort`, which is also 1.4-2
+    times slower at m = 1024; `benchmarks/bench_density.py`). Small or sparse samples are
+    sorted, which is faster there.
     """
     chosen = rng.choice(universe_size, m, replace=False)
-    if universe_size > _SORT_BY_TABLE * m:
+    if m < 1024 or universe_size > _SORT_BY_TABLE * m:
         return np.sort(chosen).astype(np.int64)
     table = np.zeros(universe_size, dtype=bool)
     table[chosen] = True

@@ -98,10 +98,13 @@ class PanPrivateTreeCounter(FixedHorizonCounter):
         laplace = LaplaceNoise(self.levels + 1, self.epsilon)   # float-safe Lap((L + 1)/epsilon)
         self.scale = laplace.scale                            # 1/eta (times at most 1 + 2^-12)
         self._noise_variance = laplace.variance               # 2 scale^2, within 2^-10
-        rng = as_rng(rng)                                     # used here only, never kept
-        self._X = laplace.noise(None, rng)                    # X = N
-        # N_I of level j: node m is (m 2^j + 1, (m + 1) 2^j), m = 0 .. ceil(T / 2^j) - 1
-        self._N = [laplace.noise(-(-self.T // 2**j), rng) for j in range(self.levels)]
+        # N, then the N_I of level j = 0 .. L - 1 (node m of level j is (m 2^j + 1, (m + 1) 2^j),
+        # m = 0 .. ceil(T / 2^j) - 1), in one call: n draws at once are n single draws in
+        # order (`LaplaceNoise.noise`), and one call saves the sampler's per-call cost L times.
+        sizes = [-(-self.T // 2**j) for j in range(self.levels)]
+        noise = laplace.noise(1 + sum(sizes), as_rng(rng))    # the rng is used here only, never kept
+        self._X = float(noise[0])                             # X = N
+        self._N = np.split(noise[1:], np.cumsum(sizes)[:-1])
         self._t = 0
 
     @classmethod

@@ -15,6 +15,7 @@ constructor and methods to ENTRIES with `function(...)`/`method(...)` (see the e
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -60,6 +61,21 @@ def _junk(exclude=()) -> st.SearchStrategy:
     return st.one_of(st.sampled_from(values), st.text(max_size=4))
 
 
+def _built_once(method):
+    """A spec's strategy method that builds its strategy on the first call and returns the same
+    object after: hypothesis validates a strategy (is_empty, ...) at its first draw, so a
+    strategy built anew for every example cost each example that validation again. The
+    strategy is the same, so are the examples it draws."""
+    key = f"_built_{method.__qualname__}"
+
+    @functools.wraps(method)
+    def built(self):
+        if key not in self.__dict__:
+            object.__setattr__(self, key, method(self))   # the specs are frozen dataclasses
+        return self.__dict__[key]
+    return built
+
+
 def _bound(x) -> str:
     return f"{x:g}"   # validation.py formats interval ends with :g
 
@@ -83,6 +99,7 @@ class Real:
         words = [_bound(b) for b in (self.low, self.high) if b is not None]
         return tuple(words) or ("real",)
 
+    @_built_once
     def invalid(self) -> st.SearchStrategy:
         options = []
         if self.low is not None:      # below the interval (down to -inf)
@@ -99,6 +116,7 @@ class Real:
         junk = _junk(exclude=(None,) if self.optional else ())
         return st.one_of(numbers, junk).map(lambda v: Bad(v, _shown(v), self._valid_words()))
 
+    @_built_once
     def valid(self) -> st.SearchStrategy:
         lo = self.low if self.practical[0] is None else self.practical[0]
         hi = self.high if self.practical[1] is None else self.practical[1]
@@ -130,11 +148,13 @@ class GridReal(Real):
     step: float = 1.0
     off_grid: tuple = ()
 
+    @_built_once
     def invalid(self):
         exponent = f"2^{math.frexp(self.step)[1] - 1}"
         off = st.sampled_from(self.off_grid).map(lambda v: Bad(v, _shown(v), (exponent,)))
         return st.one_of(super().invalid(), off) if self.off_grid else super().invalid()
 
+    @_built_once
     def valid(self):
         def on_grid(v):
             v = round(v / self.step) * self.step
@@ -158,6 +178,7 @@ class Int:
         words = [_bound(b) for b in (self.low, self.high) if b is not None]
         return tuple(words) + ("integer",)
 
+    @_built_once
     def invalid(self) -> st.SearchStrategy:
         ints = []
         if self.low is not None:
@@ -176,6 +197,7 @@ class Int:
         return st.one_of(out_of_range, not_int, junk).map(
             lambda v: Bad(v, _shown(v), self._valid_words()))
 
+    @_built_once
     def valid(self) -> st.SearchStrategy:
         lo = self.low if self.practical[0] is None else self.practical[0]
         hi = self.high if self.practical[1] is None else self.practical[1]
@@ -191,6 +213,7 @@ class Int:
 class Bit:
     """One element of a counter's 0/1 stream (bools and 0.0/1.0 are accepted)."""
 
+    @_built_once
     def invalid(self):
         numbers = st.one_of(st.integers().filter(lambda v: v not in (0, 1)),
                             st.floats().filter(lambda v: v not in (0.0, 1.0)),
@@ -198,6 +221,7 @@ class Bit:
         junk = st.sampled_from([None, "1", "0", b"1", [1], (0,), 1j, np.array([1, 0])])
         return st.one_of(numbers, junk).map(lambda v: Bad(v, _shown(v), ("0 or 1",)))
 
+    @_built_once
     def valid(self):
         return st.sampled_from([0, 1, True, False, 0.0, 1.0, np.int64(1), np.float64(0.0),
                                 np.bool_(True)])
@@ -207,11 +231,13 @@ class Bit:
 class Choice:
     options: tuple
 
+    @_built_once
     def invalid(self):
         others = st.one_of(st.text(max_size=6), st.sampled_from([None, 1, 0.5, ["x"], b"and"])) \
             .filter(lambda v: not any(isinstance(v, type(o)) and v == o for o in self.options))
         return others.map(lambda v: Bad(v, (repr(v),), tuple(repr(o) for o in self.options)))
 
+    @_built_once
     def valid(self):
         return st.sampled_from(self.options)
 
@@ -220,11 +246,13 @@ class Choice:
 class Rng:
     """The rng argument: None, a non-negative int seed, a SeedSequence or a Generator."""
 
+    @_built_once
     def invalid(self):
         values = st.one_of(st.integers(max_value=-1), st.sampled_from(
             [1.5, "seed", [1], True, np.True_, 2.0, object()]))
         return values.map(lambda v: Bad(v, _shown(v), ("non-negative", "Generator")))
 
+    @_built_once
     def valid(self):
         return st.sampled_from([None, 0, 2**63, np.int64(7), np.random.SeedSequence(1)]) \
             | st.just("generator").map(lambda _: np.random.default_rng(3))
@@ -236,9 +264,11 @@ class Custom:
     bads: tuple
     goods: tuple = ()
 
+    @_built_once
     def invalid(self):
         return st.sampled_from(self.bads).map(lambda b: Bad(*b))
 
+    @_built_once
     def valid(self):
         return st.sampled_from(self.goods) if self.goods else None
 
@@ -278,6 +308,7 @@ class Elements:
             words.append(str(self.n - 1))
         return tuple(words)
 
+    @_built_once
     def invalid(self):
         low = -1 if self.blank else 0
         if self.allowed is not None:
@@ -308,6 +339,7 @@ class Elements:
             types.append(Bad([], ("empty", "shape"), self._words()))
         return st.one_of(bad_entry, nonfinite, st.sampled_from(shapes + types))
 
+    @_built_once
     def valid(self):
         base = np.asarray(self.base)
         top = self.n - 1
@@ -326,6 +358,7 @@ class Updates:
     base: tuple = ((1, 1), (2, 1), (1, -1))
     one_d_ok: bool = False   # a 1-D stream of IDs is accepted too
 
+    @_built_once
     def invalid(self):
         words = (str(self.n - 1),) + ARRAY_VALID_WORDS + ("(k, 2)",)
         ids = st.one_of(st.integers(max_value=-1, min_value=-2**62),
@@ -339,6 +372,7 @@ class Updates:
                   Bad([[1, "a"]], ("dtype",), words)]
         return st.one_of(bad_id, bad_delta, st.sampled_from(others))
 
+    @_built_once
     def valid(self):
         top = self.n - 1
         return st.sampled_from([list(self.base), [[0, 1], [top, 2], [top, -2]], [[top, 1]]])
@@ -358,6 +392,7 @@ class RealArray:
     empty_ok: bool = True
     nonnegative: bool = False
 
+    @_built_once
     def invalid(self):
         words = ARRAY_VALID_WORDS + (">= 0",)
         bads = [Bad(_entry_bad(self.base, v), NONFINITE_SHOWN, words)
@@ -374,6 +409,7 @@ class RealArray:
             bads.append(Bad([], ("empty", "shape"), words))
         return st.sampled_from(bads)
 
+    @_built_once
     def valid(self):
         return st.sampled_from([list(self.base), [0] * len(self.base)])
 

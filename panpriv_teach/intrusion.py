@@ -195,8 +195,9 @@ def _coins(algorithm):
 def _clone(algorithm, coins, rng):
     """`clone_with_fresh_coins` with `_coins(algorithm)` computed once for many clones."""
     generators, shared = coins
+    children = rng.spawn(len(generators)) if generators else []
     memo = dict(shared)
-    memo.update((id(g), child) for g, child in zip(generators, rng.spawn(len(generators))))
+    memo.update((id(g), child) for g, child in zip(generators, children))
     return copy.deepcopy(algorithm, memo)
 
 

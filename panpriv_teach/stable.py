@@ -215,6 +215,11 @@ class StableSketch(StreamAlgorithm):
 # Alg 1: noise calibrated to the sketch (§3.1)
 # ----------------------------------------------------------------------------------------
 
+_SHARED_CANDIDATES = 100_000   # noise tables of at most this many vectors are shared
+_SHARED_LIMIT = 4              # ... and the last 4 such tables are kept
+_SHARED_TABLES: dict = {}      # (X, Z, ε, cost, Δ_f) -> (table, seconds to build it)
+
+
 def enumeration_size(universe_size, Z) -> int:
     """(4Z + 1)^m: the number of vectors c ∈ {−2Z, …, 2Z}^m that exact Alg 1 enumerates."""
     Z = require_int("Z", Z, low=1, note="the bound on each state a_i (§2.1)")
@@ -349,9 +354,7 @@ class PanPrivateDistinctCount(StableSketch):
         if not math.isfinite(self.epsilon / (2 * self.sensitivity)):
             raise ValueError(f"sensitivity must leave ε/(2Δ_f) a finite number (μ_ε's exponent); got "
                              f"sensitivity={self.sensitivity!r} with epsilon={self.epsilon!r}")
-        start = time.perf_counter()
-        self._build_noise_table()
-        self.enumeration_seconds = time.perf_counter() - start
+        self._set_noise_table()
         self.sk = self.sample_noise()
         self.intrusions = 0
 
@@ -388,7 +391,33 @@ class PanPrivateDistinctCount(StableSketch):
                              f"f(0) = {values[zero[0]]!r}")
         return values
 
-    def _build_noise_table(self) -> None:
+    def _set_noise_table(self) -> None:
+        """μ_ε's table (`noise_sketches`, `noise_vectors`, `noise_distance`,
+        `noise_probabilities`, `n_candidates`) and `enumeration_seconds`, the time its
+        enumeration took. The enumeration draws nothing, so instances with the same X, Z, ε,
+        built-in cost and Δ_f have the same table: small ones (at most `_SHARED_CANDIDATES`
+        vectors) are built once and shared, read-only (test_stable's check of Lemma 2 builds
+        20,000 instances of one setting; a table of 625 vectors takes about 0.4 ms)."""
+        key = None
+        if not callable(self.cost) and enumeration_size(self.universe_size, self.Z) <= _SHARED_CANDIDATES:
+            key = (self.X.tobytes(), self.X.shape, self.Z, self.epsilon, self.cost, self.sensitivity)
+        if key is None or key not in _SHARED_TABLES:
+            start = time.perf_counter()
+            table = self._noise_table()
+            seconds = time.perf_counter() - start
+            if key is not None:
+                for array in table.values():
+                    if isinstance(array, np.ndarray):
+                        array.setflags(write=False)
+                if len(_SHARED_TABLES) >= _SHARED_LIMIT:
+                    _SHARED_TABLES.pop(next(iter(_SHARED_TABLES)))   # the oldest
+                _SHARED_TABLES[key] = table, seconds
+        else:
+            table, seconds = _SHARED_TABLES[key]
+        self.__dict__.update(table)
+        self.enumeration_seconds = seconds
+
+    def _noise_table(self) -> dict:
         m, Z = self.universe_size, self.Z
         values = np.arange(-2 * Z, 2 * Z + 1, dtype=np.int64)
         grids = np.meshgrid(*([values] * m), indexing="ij")
@@ -403,14 +432,14 @@ class PanPrivateDistinctCount(StableSketch):
         minimisers = np.flatnonzero(costs == distance[inverse])
         argmin = np.empty(len(keys), dtype=np.int64)
         argmin[inverse[minimisers[::-1]]] = minimisers[::-1]        # one minimiser per sketch
-        self.noise_sketches = sketches[first]                       # the reachable set R
-        self.noise_vectors = c[argmin].astype(np.min_scalar_type(-2 * Z))   # Xᵀc = z, f(c) = d(z)
-        self.noise_distance = distance
-        self._keys = keys                                           # sorted, for lookups
         scale = self.epsilon / (2 * self.sensitivity)               # ε/4 for ‖·‖₀
         weights = np.exp(-scale * (distance - distance.min()))
-        self.noise_probabilities = weights / weights.sum()          # μ_ε
-        self.n_candidates = len(c)
+        return {"noise_sketches": sketches[first],                  # the reachable set R
+                "noise_vectors": c[argmin].astype(np.min_scalar_type(-2 * Z)),   # Xᵀc = z, f(c) = d(z)
+                "noise_distance": distance,
+                "_keys": keys,                                      # sorted, for lookups
+                "noise_probabilities": weights / weights.sum(),     # μ_ε
+                "n_candidates": len(c)}
 
     # -- the exponential mechanism ------------------------------------------------------
     def distance(self, z) -> np.ndarray:

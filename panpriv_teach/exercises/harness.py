@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 import ctypes
 import functools
+import heapq
 import inspect
 import math
 import numbers
@@ -117,14 +118,22 @@ class _Alarm:
         self.thread_id, self.due, self.until_dead, self.give_up = thread_id, due, until_dead, give_up
         self.active, self.fired = True, False
 
+    def __lt__(self, other: _Alarm) -> bool:   # the watchdog's heap: the earliest due first
+        return self.due < other.due
+
 
 class _Watchdog:
     """One daemon thread that interrupts threads whose time is up: a limited block until it
-    ends (`arm`/`cancel`), an abandoned answer thread until it dies (`stop`)."""
+    ends (`arm`/`cancel`), an abandoned answer thread until it dies (`stop`).
+
+    The alarms are a heap by due time: a wake looks at the due alarms only, and an alarm
+    disarmed early is dropped once it reaches the top, so the watchdog sleeps until the
+    earliest armed one (a list scanned at every wake cost each call of an answer time in
+    proportion to the calls of the last 10 s)."""
 
     def __init__(self):
         self._wake = threading.Condition()
-        self._alarms: list[_Alarm] = []
+        self._alarms: list[_Alarm] = []   # a heap (heapq)
         self._thread: threading.Thread | None = None
         self._wake_at = -math.inf   # when the waiting watchdog looks again (-inf: looking now)
 
@@ -135,7 +144,7 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._run, name="panpriv-watchdog",
                                                  daemon=True)
                 self._thread.start()
-            self._alarms.append(alarm)
+            heapq.heappush(self._alarms, alarm)
             if due < self._wake_at:   # else it looks at the alarm in time, unwoken
                 self._wake.notify()
         return alarm
@@ -146,27 +155,31 @@ class _Watchdog:
             alarm.active = False
             return alarm.fired
 
-    def stop(self, thread: threading.Thread, delay: float = 0.0, give_up: float = 60.0) -> None:
+    def stop(self, thread: threading.Thread, delay: float = 0.0, give_up: float = 60.0) -> _Alarm:
         """From `delay` seconds on, interrupt `thread` now and again until it dies (for at
         most `give_up` s: a thread blocked in C code cannot be interrupted, only abandoned)."""
         due = time.monotonic() + delay
-        self.arm(thread.ident, due, until_dead=thread, give_up=due + give_up)
+        return self.arm(thread.ident, due, until_dead=thread, give_up=due + give_up)
 
     def _run(self):
+        alarms = self._alarms
         with self._wake:
             while True:
                 now = time.monotonic()
-                # an answer thread that ended is forgotten when its alarm is due, not
-                # before: so the watchdog sleeps on, unwoken by the next answer's alarm
-                self._alarms = [a for a in self._alarms if a.active and not (
-                    a.until_dead is not None and ((a.due <= now and not a.until_dead.is_alive())
-                                                  or now > a.give_up))]
-                for alarm in self._alarms:
-                    if alarm.due <= now:
-                        _interrupt(alarm.thread_id)
-                        alarm.fired, alarm.due = True, now + _REFIRE
-                waits = [a.due - now for a in self._alarms]
-                wait = max(min(waits), 0.001) if waits else None
+                again = []
+                while alarms and alarms[0].due <= now:
+                    alarm = heapq.heappop(alarms)
+                    if not alarm.active or (alarm.until_dead is not None and (
+                            not alarm.until_dead.is_alive() or now > alarm.give_up)):
+                        continue               # disarmed, its thread ended, or given up
+                    _interrupt(alarm.thread_id)
+                    alarm.fired, alarm.due = True, now + _REFIRE
+                    again.append(alarm)
+                for alarm in again:
+                    heapq.heappush(alarms, alarm)
+                while alarms and not alarms[0].active:
+                    heapq.heappop(alarms)
+                wait = max(alarms[0].due - now, 0.001) if alarms else None
                 self._wake_at = math.inf if wait is None else now + wait
                 self._wake.wait(wait)
                 self._wake_at = -math.inf
@@ -384,6 +397,29 @@ def _same(a, b) -> bool:
         return True
 
 
+def _guard(value):
+    """(copy, unchanged) for the data argument `value`: a fresh copy for one call of the
+    answer, and whether that copy is still equal to `value` after the call; the same
+    verdicts as `_copied` and `_same`, but the plain cases (a numeric array, a list of
+    atoms) are recognised once per argument instead of at every one of a repeated call's
+    calls (`value` itself is never handed to the answer, so it cannot change meanwhile)."""
+    if type(value) is np.ndarray and value.dtype.kind in "biufc":
+        raw = value.tobytes()
+
+        def unchanged(given):
+            return (type(given) is np.ndarray and given.shape == value.shape
+                    and given.dtype == value.dtype and given.tobytes() == raw) or _same(value, given)
+        return value.copy, unchanged
+    if _flat(value):
+        types = list(map(type, value))
+
+        def unchanged(given):
+            return (type(given) is type(value) and list(map(type, given)) == types
+                    and given == value) or _same(value, given)
+        return (value.copy if type(value) is list else lambda: value), unchanged
+    return (lambda: _copied(value)), (lambda given: _same(value, given))
+
+
 def _parameter_name(fn, position: int) -> str:
     """The name the answer gives its positional parameter `position` ("number 2" if it
     cannot be told)."""
@@ -406,24 +442,27 @@ def repeated(fn, args: tuple, kwargs: dict, repeat: int | None):
     free = set(kwargs.pop(_MAY_CHANGE, ()))
     if repeat is not None:      # a repeated call gets fresh copies every time
         free = set()
-    data = [i for i, a in enumerate(args) if i not in free and _is_data(a)]
-    data_kw = [key for key, v in kwargs.items() if _is_data(v)]
+    data = {i: _guard(a) for i, a in enumerate(args) if i not in free and _is_data(a)}
+    data_kw = {key: _guard(v) for key, v in kwargs.items() if _is_data(v)}
 
     def once():
         given, given_kw = list(args), dict(kwargs)
-        for i in data:
-            given[i] = _copied(args[i])
-        for key in data_kw:
-            given_kw[key] = _copied(kwargs[key])
+        for i, (copied, _) in data.items():
+            given[i] = copied()
+        for key, (copied, _) in data_kw.items():
+            given_kw[key] = copied()
         value = fn(*given, **given_kw)
-        for i in data:
-            if not _same(args[i], given[i]):
+        for i, (_, unchanged) in data.items():
+            if not unchanged(given[i]):
                 raise ArgumentChanged(f"changed its argument {_parameter_name(fn, i)} in place")
-        for key in data_kw:
-            if not _same(kwargs[key], given_kw[key]):
+        for key, (_, unchanged) in data_kw.items():
+            if not unchanged(given_kw[key]):
                 raise ArgumentChanged(f"changed its argument `{key}` in place")
         return value
 
+    if not data and not data_kw:      # numbers, generators, functions: nothing to copy
+        return fn(*args, **kwargs) if repeat is None else [fn(*args, **kwargs)
+                                                            for _ in range(repeat)]
     return once() if repeat is None else [once() for _ in range(repeat)]
 
 
@@ -442,12 +481,14 @@ def _run_here(fn, args: tuple, kwargs: dict, repeat: int | None, timeout: float)
 
     thread = threading.Thread(target=answer, name="panpriv-answer", daemon=True)
     thread.start()
-    _WATCHDOG.stop(thread, delay=timeout)   # armed first: it holds even if this thread is
-    try:                                    # interrupted while waiting
+    alarm = _WATCHDOG.stop(thread, delay=timeout)   # armed first: it holds even if this
+    try:                                            # thread is interrupted while waiting
         thread.join(timeout)
     finally:
         if thread.is_alive():     # out of time, or the user interrupted the kernel
             _WATCHDOG.stop(thread)
+        else:                     # done in time: nothing left to stop
+            _WATCHDOG.cancel(alarm)
     if thread.is_alive() or "stopped" in box:
         return Outcome("timeout")
     if "exc" in box:

@@ -608,7 +608,9 @@ class CascadingBuffersCounter(ContinualCounter):
         self.total_epsilon = (2 * self.d + 1) * self.epsilon
         self._rng = as_rng(rng)
         self._laplace = LaplaceNoise(1.0, self.epsilon)   # float-safe Lap(1/epsilon)
-        self._a = [float(v) for v in self._laplace.noise(self.d, self._rng)]
+        # a_i <- Lap(1/epsilon): d single draws, the same numbers as one array of d, without
+        # the array sampler's per-call cost (about 10 single draws)
+        self._a = [self._laplace.noise(None, self._rng) for _ in range(self.d)]
         self._b = [0.0] * self.d
         self._u = [0] * self.d
         self._ocount = 0.0

@@ -436,25 +436,52 @@ def offline_chromium(exe: str, viewport: dict):
 
 
 # Every slide of a deck (each vertical sub-slide), shown in turn at 1280 x 720 (reveal.js draws
-# it 1:1, no margin): its content height, whether it scrolls, code blocks wider than their
-# box, images without alt text or not drawn; each figure's box (centred? 80 % of the width or
-# 70 % of the height?) and the size its smallest text is drawn at (its data-text-px, the size at
-# its data-logical-width, scaled to the width it is drawn at); the font size of every code
-# block and text output; the characters of prose (markdown text but headings, math counted by
-# its source); and what lies under the navigation arrows -- all with every answer (<details>)
-# of the slide opened too. On the first slide with an answer: collapsed at first, opened by a
+# it 1:1, no margin) and measured at rest: its math re-rendered (the deck re-renders a slide's
+# math when the slide is shown, with MathJax.Hub.Rerender, whose queue MathJax.Hub.Queue does
+# not wait for: the slide is measured after MathJax's "End Rerender" for it), with the fonts it
+# uses loaded, the navigation arrows taken over their whole move. Measured: its content height, whether it scrolls, code
+# blocks wider than their box, images without alt text or not drawn; each figure's box
+# (centred? 80 % of the width or 70 % of the height?) and the size its smallest text is drawn
+# at (its data-text-px, the size at its data-logical-width, scaled to the width it is drawn
+# at); the font size of every code block and text output; the characters of prose (markdown
+# text but headings, math counted by its source); and what lies under the navigation arrows --
+# all with every answer (<details>) of the slide opened too. On the first slide with an answer: collapsed at first, opened by a
 # click on its summary.
 MEASURE_SLIDES_JS = r"""async () => {
   const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const Reveal = await new Promise(r => require(['vendor/reveal.js/dist/reveal.js'], r));
   await new Promise(r => MathJax.Hub.Queue(r));
-  Reveal.configure({transition: 'none', backgroundTransition: 'none'});   // measure slides at rest
+  // At rest, sooner: no slide transition, MathJax without its 50 ms pauses between the stages
+  // of a re-render (the same output), no history entry (a URL change) per slide.
+  Reveal.configure({transition: 'none', backgroundTransition: 'none', history: false});
+  MathJax.Hub.processSectionDelay = 0;
+  let rerendered = () => {};
+  MathJax.Hub.Register.MessageHook('End Rerender', m => rerendered(m[1]));
+  const show = async (h, v, s) => {  // slide s shown, its math re-rendered
+    if (Reveal.getCurrentSlide() === s) return;        // the first slide: typeset at load
+    const done = new Promise(r => { rerendered = e => { if (e === s) r(true); }; });
+    let timer;
+    const late = new Promise(r => { timer = setTimeout(() => r(false), 30000); });
+    Reveal.slide(h, v);
+    const rendered = await Promise.race([done, late]);
+    clearTimeout(timer);
+    if (!rendered) throw new Error(`slide ${h + 1}.${v + 1}: its math was not re-rendered within 30 s`);
+  };
+  const laidOut = async (s) => {    // s laid out with the fonts it uses (each loads when first
+    s.getBoundingClientRect();      // needed: this layout starts its load)
+    await document.fonts.ready;
+  };
   const W = 1280, H = 720;
   const shown = (e) => { const r = e.getBoundingClientRect();    // (a closed <details> keeps its
     return r.width > 0 && r.height > 0 && e.checkVisibility(); };  // body laid out, but hidden)
-  const arrows = () => {            // the union of the navigation arrows' boxes
-    const boxes = [...document.querySelectorAll('.reveal .controls button.enabled')]
-      .map(b => b.getBoundingClientRect()).filter(r => r.width > 0);
+  const arrows = () => {            // the union of the navigation arrows' boxes, each box taken
+    const boxes = [...document.querySelectorAll('.reveal .controls button.enabled')].flatMap(b => {
+      const moving = b.getAnimations();  // where its 0.2 s transition (if any) starts and ends
+      moving.forEach(a => { a.currentTime = 0; });
+      const from = b.getBoundingClientRect();
+      moving.forEach(a => a.finish());
+      return [from, b.getBoundingClientRect()];
+    }).filter(r => r.width > 0);
     if (!boxes.length) return null;
     return {left: Math.min(...boxes.map(r => r.left)), top: Math.min(...boxes.map(r => r.top)),
             right: Math.max(...boxes.map(r => r.right)), bottom: Math.max(...boxes.map(r => r.bottom))};
@@ -475,13 +502,18 @@ MEASURE_SLIDES_JS = r"""async () => {
       if (hit(e.getBoundingClientRect())) found.push(`<${e.tagName.toLowerCase()}>`);
     return found;
   };
+  const source = (e) => {           // a copy of e with its math as TeX source, not as rendered
+    const copy = e.cloneNode(true);
+    copy.querySelectorAll('.MathJax_Preview, .MathJax_CHTML, .MathJax_CHTML_Display, .MJX_Assistive_MathML, .MathJax_Display')
+      .forEach(e => e.remove());
+    copy.querySelectorAll('script[type^="math/tex"]').forEach(e => e.replaceWith(document.createTextNode(e.textContent)));
+    return copy;
+  };
   const prose = (s) => {            // characters of markdown text, headings left out, math as source
     let chars = 0;
     for (const md of s.querySelectorAll('.jp-MarkdownOutput, .jp-RenderedMarkdown')) {
-      const copy = md.cloneNode(true);
-      copy.querySelectorAll('h1, h2, h3, h4, h5, h6, .MathJax_Preview, .MathJax_CHTML, .MathJax_CHTML_Display, .MJX_Assistive_MathML, .MathJax_Display')
-        .forEach(e => e.remove());
-      copy.querySelectorAll('script[type^="math/tex"]').forEach(e => e.replaceWith(document.createTextNode(e.textContent)));
+      const copy = source(md);
+      copy.querySelectorAll('h1, h2, h3, h4, h5, h6').forEach(e => e.remove());
       chars += copy.textContent.replace(/[*_`$\\]/g, '').replace(/\s+/g, ' ').trim().length;
     }
     return chars;
@@ -493,10 +525,9 @@ MEASURE_SLIDES_JS = r"""async () => {
     const inner = [...stacks[h].querySelectorAll(':scope > section')];
     const leaves = inner.length ? inner : [stacks[h]];
     for (let v = 0; v < leaves.length; v++) {
-      Reveal.slide(h, v);
-      await new Promise(r => MathJax.Hub.Queue(r));      // the slide's math re-rendered
-      await frames();
       const s = leaves[v];
+      await show(h, v, s);
+      await laidOut(s);
       const heading = s.querySelector('h1, h2, h3, h4');
       const details = [...s.querySelectorAll('details')];
       const answers = details.map(d => ({open: d.open, body: [...d.children].filter(c => c.tagName !== 'SUMMARY').some(shown)}));
@@ -507,7 +538,7 @@ MEASURE_SLIDES_JS = r"""async () => {
                    body: [...details[0].children].filter(c => c.tagName !== 'SUMMARY').some(shown)};
       }
       details.forEach(d => { d.open = true; });
-      await frames();
+      if (details.length) await laidOut(s);
       const figures = [...s.querySelectorAll('.jp-RenderedImage img')].map(i => {
         const r = i.getBoundingClientRect();
         const px = parseFloat(i.dataset.textPx), logical = parseFloat(i.dataset.logicalWidth);
@@ -518,7 +549,7 @@ MEASURE_SLIDES_JS = r"""async () => {
       const code = [...s.querySelectorAll('pre, code')].filter(shown)
         .map(e => parseFloat(getComputedStyle(e).fontSize));
       slides.push({
-        slide: `${h + 1}.${v + 1}`, heading: heading ? heading.innerText.trim().slice(0, 60) : '',
+        slide: `${h + 1}.${v + 1}`, heading: heading ? source(heading).textContent.replace(/\s+/g, ' ').trim().slice(0, 60) : '',
         height: s.scrollHeight, width: s.scrollWidth, scroll: s.hasAttribute('data-scroll'),
         cut: [...s.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth + 1)
                .map(p => p.innerText.split('\n')[0].slice(0, 60)),

@@ -18,6 +18,10 @@ def _interval(low, high, low_open, high_open) -> str:
     return f"{left}{lo}, {hi}{right}"
 
 
+def _integers(low, high) -> str:
+    return f"an integer in {_interval(low, high, False, False)}"
+
+
 def _fail(name: str, value, valid: str, note: str, error=ValueError):
     why = f" ({note})" if note else ""
     raise error(f"{name} must be {valid}{why}; got {value!r}")
@@ -26,19 +30,22 @@ def _fail(name: str, value, valid: str, note: str, error=ValueError):
 def require_real(name: str, value, *, low=None, high=None, low_open=False,
                  high_open=False, note: str = "") -> float:
     """Return `value` as a float, or raise naming `name`, `value` and the interval."""
-    valid = f"a real number in {_interval(low, high, low_open, high_open)}"
+    def fail(value, note=note, error=ValueError):   # the message is built only on failure
+        _fail(name, value, f"a real number in {_interval(low, high, low_open, high_open)}",
+              note, error)
+
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        _fail(name, value, valid, note, TypeError)
+        fail(value, error=TypeError)
     try:
         value = float(value)
     except OverflowError:                    # an int or Fraction beyond float64
-        _fail(name, value, valid, note or "beyond the range of float64")
+        fail(value, note or "beyond the range of float64")
     if math.isnan(value):
-        _fail(name, value, valid, note)
+        fail(value)
     if low is not None and (value < low or (low_open and value == low)):
-        _fail(name, value, valid, note)
+        fail(value)
     if high is not None and (value > high or (high_open and value == high)):
-        _fail(name, value, valid, note)
+        fail(value)
     return value
 
 
@@ -51,12 +58,11 @@ def require_bool(name: str, value, *, note: str = "") -> bool:
 
 def require_int(name: str, value, *, low=None, high=None, note: str = "") -> int:
     """Return `value` as an int, or raise naming `name`, `value` and the range."""
-    valid = f"an integer in {_interval(low, high, False, False)}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        _fail(name, value, valid, note, TypeError)
+        _fail(name, value, _integers(low, high), note, TypeError)
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        _fail(name, value, valid, note)
+        _fail(name, value, _integers(low, high), note)
     return value
 
 

@@ -17,9 +17,9 @@ from panpriv_teach.mechanisms import (analytic_gaussian_sigma, classic_gaussian_
                                       gaussian_delta, gaussian_guarantee, gaussian_mechanism,
                                       laplace_guarantee, laplace_mechanism,
                                       laplace_mechanism_unsafe)
-from panpriv_teach.noise import (UNIFORM_BITS, ArcNoise, DiscreteGaussian, DiscreteLaplace,
-                                 LaplaceNoise, exp_lower_bound, implemented_probability,
-                                 threshold_below, threshold_for_ratio)
+from panpriv_teach.noise import (_RAW_WORDS, UNIFORM_BITS, ArcNoise, DiscreteGaussian,
+                                 DiscreteLaplace, LaplaceNoise, _uniform_words, exp_lower_bound,
+                                 implemented_probability, threshold_below, threshold_for_ratio)
 
 
 # ----------------------------------------------------------------------------- the attack
@@ -105,6 +105,38 @@ def test_n_draws_at_once_equal_n_single_draws(D, epsilon):
     rng, rng2 = np.random.default_rng(3), np.random.default_rng(3)
     assert np.array_equal(batch, np.concatenate([sampler.sample(1, rng) for _ in range(1000)]))
     assert np.array_equal(batch, [sampler.draw(rng2) for _ in range(1000)])
+
+
+def same_state(one, other) -> bool:
+    """Two bit generators' states (nested dicts of ints and arrays) are equal."""
+    if isinstance(one, dict):
+        return one.keys() == other.keys() and all(same_state(one[k], other[k]) for k in one)
+    return bool(np.array_equal(one, other))
+
+
+BIT_GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64,
+                  np.random.MT19937]
+
+
+@pytest.mark.parametrize("bit_generator", BIT_GENERATORS)
+def test_uniform_words_are_the_words_generator_integers_gives(bit_generator):
+    # `draw` and the few-sample path read raw words for the bit generators of _RAW_WORDS (and
+    # call `integers` for the others): the same words and the same state afterwards, also with
+    # a half-used 32-bit word pending; then n draws at once still equal n single draws
+    assert set(_RAW_WORDS) <= set(BIT_GENERATORS)
+    fast, slow = np.random.Generator(bit_generator(5)), np.random.Generator(bit_generator(5))
+    for rng in (fast, slow):
+        rng.random(3)
+        rng.integers(0, 10, dtype=np.uint32)
+    for k in (1, 7, 100):
+        assert _uniform_words(fast, k) == slow.integers(0, 2**64, size=k, dtype=np.uint64).tolist()
+        assert same_state(fast.bit_generator.state, slow.bit_generator.state)
+    assert fast.random() == slow.random()
+    sampler = DiscreteLaplace(4097, 0.7)
+    rngs = [np.random.Generator(bit_generator(6)) for _ in range(3)]
+    batch = sampler.sample(40, rngs[0])
+    assert np.array_equal(batch, np.concatenate([sampler.sample(5, rngs[1]) for _ in range(8)]))
+    assert np.array_equal(batch, [sampler.draw(rngs[2]) for _ in range(40)])
 
 
 @pytest.mark.parametrize("sensitivity, epsilon", [(1.0, 0.5), (3.5, 0.3), (1e-4, 2.0)])

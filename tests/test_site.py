@@ -111,8 +111,9 @@ def _run_build(*args: str) -> tuple[float, str]:
     return seconds, proc.stdout + proc.stderr
 
 
-# Chromiums measuring decks side by side, beside the one that checks the site: a deck's
-# measurement waits on animation frames between slides, so a third page keeps 2 cores busy.
+# Chromiums measuring decks side by side, beside the one that checks the site: the decks are
+# the module's largest share of browser work (about 700 slides, each laid out and its math
+# re-rendered), split in two so that they end about when the site's checks do.
 DECK_BROWSERS = 2
 
 

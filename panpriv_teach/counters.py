@@ -500,13 +500,17 @@ class BinaryTreeCounter(FixedHorizonCounter):
         if self._exact:
             releases += sum(self._exact.values())
         # The state after step t_end: the nodes of [1, t_end] with their exact and noisy sums.
+        nodes = dyadic_intervals(t_end, self.T)
+        new = [(s, e) for s, e in nodes if (s, e) not in self._exact]
+        through = _ones_through(np.array([s - 1 for s, _ in new] + [e for _, e in new]), t0,
+                                self._exact, counts).tolist()   # all new nodes in one call
+        new_exact = dict(zip(new, (b - a for a, b in zip(through, through[len(new):]))))
         exact, noisy = {}, {}
-        for s, e in dyadic_intervals(t_end, self.T):
+        for s, e in nodes:
             if (s, e) in self._exact:
                 exact[(s, e)], noisy[(s, e)] = self._exact[(s, e)], self._noisy[(s, e)]
             else:
-                through = _ones_through(np.array([s - 1, e]), t0, self._exact, counts)
-                exact[(s, e)] = int(through[1] - through[0])
+                exact[(s, e)] = new_exact[(s, e)]
                 noisy[(s, e)] = exact[(s, e)] + float(noise[e - shift])
         self._exact, self._noisy, self._t = exact, noisy, t_end
         self._last_release = float(releases[-1])

@@ -168,7 +168,7 @@ class DiscreteLaplace:
         """One draw, as `sample(1, rng)[0]` (the same uniforms, the same value), in plain Python
         integers: a streaming algorithm's `update` draws one number at a time, and numpy's
         per-call overhead would cost ten times more."""
-        return self._from_words(_uniform_words(rng, self._words))
+        return self._from_words(_uniform_words(rng, self._words).tolist())
 
     def _from_words(self, u: list[int]) -> int:
         """The draw made from its uniforms `u` (`self._words` Python integers)."""
@@ -202,7 +202,7 @@ class DiscreteLaplace:
         n = int(math.prod(shape))
         words = self._words
         if 0 < n <= _FEW:   # one draw after another from the same uniforms (sample-major order)
-            u = _uniform_words(rng, n * words)
+            u = _uniform_words(rng, n * words).tolist()
             return np.array([self._from_words(u[i:i + words]) for i in range(0, n * words, words)],
                             dtype=np.int64).reshape(shape)
         out = np.empty(n, dtype=np.int64)
@@ -210,7 +210,7 @@ class DiscreteLaplace:
         W, C = len(plan.wide), len(plan.chunks)
         for start in range(0, n, _BLOCK):
             stop = min(n, start + _BLOCK)
-            u = rng.integers(0, _TWO64, size=(stop - start, words), dtype=np.uint64)
+            u = _uniform_words(rng, (stop - start) * words).reshape(stop - start, words)
             wide = u[:, :W] < plan.wide
             first = 2 * (W + C)   # the narrow uniforms: the remaining words' 32-bit halves
             narrow = u.view(np.uint32)[:, first:first + len(plan.narrow)] < plan.narrow
@@ -242,11 +242,11 @@ _FEW = 8   # up to this many samples, `draw`'s plain Python costs less than nump
 _RAW_WORDS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
 
 
-def _uniform_words(rng, k: int) -> list[int]:
-    """`rng.integers(0, 2^64, size=k, dtype=np.uint64)` as Python integers."""
+def _uniform_words(rng, k: int) -> np.ndarray:
+    """`rng.integers(0, 2^64, size=k, dtype=np.uint64)`: k uniform 64-bit words, in order."""
     if type(rng) is np.random.Generator and type(rng.bit_generator) in _RAW_WORDS:
-        return rng.bit_generator.random_raw(k).tolist()
-    return rng.integers(0, _TWO64, size=k, dtype=np.uint64).tolist()
+        return rng.bit_generator.random_raw(k)
+    return rng.integers(0, _TWO64, size=k, dtype=np.uint64)
 
 
 def _pack(bits: np.ndarray, low: int) -> np.ndarray:

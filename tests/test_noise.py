@@ -129,7 +129,9 @@ def test_uniform_words_are_the_words_generator_integers_gives(bit_generator):
         rng.random(3)
         rng.integers(0, 10, dtype=np.uint32)
     for k in (1, 7, 100):
-        assert _uniform_words(fast, k) == slow.integers(0, 2**64, size=k, dtype=np.uint64).tolist()
+        words = _uniform_words(fast, k)
+        assert words.dtype == np.uint64
+        assert np.array_equal(words, slow.integers(0, 2**64, size=k, dtype=np.uint64))
         assert same_state(fast.bit_generator.state, slow.bit_generator.state)
     assert fast.random() == slow.random()
     sampler = DiscreteLaplace(4097, 0.7)
@@ -137,6 +139,7 @@ def test_uniform_words_are_the_words_generator_integers_gives(bit_generator):
     batch = sampler.sample(40, rngs[0])
     assert np.array_equal(batch, np.concatenate([sampler.sample(5, rngs[1]) for _ in range(8)]))
     assert np.array_equal(batch, [sampler.draw(rngs[2]) for _ in range(40)])
+    assert same_state(rngs[0].bit_generator.state, rngs[2].bit_generator.state)
 
 
 @pytest.mark.parametrize("sensitivity, epsilon", [(1.0, 0.5), (3.5, 0.3), (1e-4, 2.0)])

@@ -361,6 +361,8 @@ def test_expect_reproducible_gives_each_call_its_own_copies_of_the_arrays():
 @pytest.mark.parametrize("change, name", [
     (lambda values, scores, table: values.sort(), "values"),
     (lambda values, scores, table: scores.pop(), "scores"),
+    (lambda values, scores, table: scores.__setitem__(0, 1.0), "scores"),   # equal, not the same
+    (lambda values, scores, table: values.view(np.int64).__setitem__(0, 7), "values"),
     (lambda values, scores, table: table.__setitem__("b", 0), "table"),
     (lambda values, scores, table: table["a"].fill(0), "table"),   # an array inside a dict
 ])
@@ -382,6 +384,23 @@ def test_a_changed_keyword_argument_and_a_repeated_call_are_named():
         call(lambda x: x.append(1), x=[0])
     with pytest.raises(ExerciseFailed, match="changed its argument `x` in place"):
         call(lambda x: x.__setitem__(0, 5), [1, 2], repeat=3)
+
+
+def test_an_answer_that_returned_leaves_no_alarm_armed():
+    """Its thread is done, so there is nothing to stop: its alarm is disarmed at once, and
+    the watchdog sleeps until the earliest armed alarm instead of waking for each finished
+    call (its alarms are a heap; a list of the last 10 s of calls, scanned at every wake,
+    made each call slower the more calls came before it)."""
+    threads = []
+
+    def answer(x):
+        threads.append(threading.current_thread())
+        return x
+
+    assert call(answer, [1, 2], repeat=3) == [[1, 2]] * 3
+    assert [call(answer, k) for k in range(5)] == list(range(5))
+    assert len(threads) == 8
+    assert not [a for a in harness._WATCHDOG._alarms if a.active and a.until_dead in threads]
 
 
 def test_an_argument_the_task_lets_change_is_passed_itself():

@@ -275,6 +275,17 @@ def test_hashed_set_is_flagged_by_testing_the_targets_hash():
     assert result.freq_a == 1.0 and result.freq_b == 0.0
 
 
+def test_each_run_gets_the_generator_default_rng_gives_its_child_seed():
+    # run i on stream_a and run n_runs + i on stream_b get default_rng of the i-th and
+    # (n_runs + i)-th children of the seed sequence drawn from rng (the docstring's rng_i)
+    seen = []
+    audit_pan_privacy(lambda rng: seen.append(rng.bit_generator.state) or make_counter(rng),
+                      STREAM_A, STREAM_B, 3, 100, rng=5)
+    parent = np.random.default_rng(5).integers(2 ** 63, size=4)
+    children = np.random.SeedSequence(parent).spawn(200)
+    assert seen == [np.random.default_rng(child).bit_generator.state for child in children]
+
+
 def test_default_features_refuse_a_state_that_is_not_numbers():
     with pytest.raises(TypeError, match=r"state\['key'\] is a bytes.*pass features="):
         audit_pan_privacy(lambda rng: HashedSet(EPSILON, rng), STREAM_A, STREAM_B, 3, 100, rng=0)

@@ -12,12 +12,18 @@ must cost at most 2x the library's own one-draw path (`LaplaceNoise.noise(None, 
 `update` and `step` use), with numpy's scalar `Generator.laplace` for reference.
 Short-run row (reference, no target): 16 draws at once, what a T = 16 counter's `run` draws,
 against 16 one-draw calls and numpy's `Generator.laplace(size=16)`.
+Word rows (reference, no target): one `DiscreteLaplace.draw` and 4 draws at once (what a
+cascading counter's `run` of 4 steps draws), whose uniforms come from `random_raw` for
+numpy's default PCG64, against the earlier way on the same rng (the words from
+`Generator.integers(0, 2^64)`; `sample(4)` through the array sampler, which the earlier
+`sample` took for any size), same draws checked.
 Best of REPEATS, measured alternately after one warm-up, so other load on the machine
 affects both alike. Run: .venv/bin/python benchmarks/bench_noise.py
 """
 from __future__ import annotations
 
 import sys
+from unittest.mock import patch
 
 import numpy as np
 
@@ -65,6 +71,7 @@ def main() -> int:
         print(f"exponential_mechanism, {name}: exact {exact * 1e4:7.1f} µs a draw; numpy's choice "
               f"{choice * 1e4:6.1f} µs (ratio {exact / choice:.2f}, reference)")
     short_row(rng)
+    word_rows(rng)
     scalar = scalar_row(rng)
     met = worst <= TARGET_RATIO and scalar <= SCALAR_TARGET
     print(f"worst Laplace ratio {worst:.2f} (target <= {TARGET_RATIO:g}), scalar ratio "
@@ -83,6 +90,34 @@ def short_row(rng) -> None:
     print(f"16 draws (epsilon 0.5): noise(16) {at_once * micro:5.1f} µs; 16 one-draw calls "
           f"{one_by_one * micro:5.1f} µs (ratio {at_once / one_by_one:.2f}); numpy's "
           f"Generator.laplace(size=16) {numpy * micro:5.2f} µs (reference)")
+
+
+def word_rows(rng) -> None:
+    """Print one draw and 4 draws at once against the earlier way (integers' words, the array
+    sampler for any size), after checking that both give the same draws."""
+    sampler = LaplaceNoise(1.0, 0.5).integer
+    words = sampler._words
+
+    def earlier_draw(rng):
+        return sampler._from_words(rng.integers(0, 2**64, size=words, dtype=np.uint64).tolist())
+
+    def earlier_four(rng):   # the array sampler with its own words (as the earlier sample did)
+        with patch("panpriv_teach.noise._FEW", 0):
+            return sampler.sample(4, rng)
+
+    one, two = np.random.default_rng(5), np.random.default_rng(5)
+    assert [sampler.draw(one) for _ in range(100)] == [earlier_draw(two) for _ in range(100)]
+    assert all(np.array_equal(sampler.sample(4, one), earlier_four(two)) for _ in range(100))
+    draw, earlier, four, earlier_4 = best_seconds(
+        lambda: [sampler.draw(rng) for _ in range(SCALAR_CALLS)],
+        lambda: [earlier_draw(rng) for _ in range(SCALAR_CALLS)],
+        lambda: [sampler.sample(4, rng) for _ in range(SCALAR_CALLS)],
+        lambda: [earlier_four(rng) for _ in range(SCALAR_CALLS)], repeats=5)
+    micro = 1e6 / SCALAR_CALLS
+    print(f"one draw (epsilon 0.5): {draw * micro:5.1f} µs; with Generator.integers' words "
+          f"{earlier * micro:5.1f} µs (ratio {draw / earlier:.2f}, reference); 4 draws at once "
+          f"{four * micro:5.1f} µs; through the array sampler {earlier_4 * micro:5.1f} µs "
+          f"(ratio {four / earlier_4:.2f}, reference)")
 
 
 def scalar_row(rng) -> float:

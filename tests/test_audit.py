@@ -277,7 +277,7 @@ def test_hashed_set_is_flagged_by_testing_the_targets_hash():
 
 def test_each_run_gets_the_generator_default_rng_gives_its_child_seed():
     # run i on stream_a and run n_runs + i on stream_b get default_rng of the i-th and
-    # (n_runs + i)-th children of the seed sequence drawn from rng (the docstring's rng_i)
+    # (n_runs + i)-th children of the SeedSequence drawn from rng (the docstring's rng_i)
     seen = []
     audit_pan_privacy(lambda rng: seen.append(rng.bit_generator.state) or make_counter(rng),
                       STREAM_A, STREAM_B, 3, 100, rng=5)

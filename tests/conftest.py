@@ -13,7 +13,7 @@ test file has to repeat it:
   over 10 s each in one run of the fast tier (loaded machine, 2 cores; the checkers' mutation
   tables stay in the fast tier, the inner loop of whoever edits a checker).
 
-Sharing (`make test` runs `-n 2 --dist loadscope --no-loadscope-reorder`): xdist keeps each
+Sharing (`make test` runs `-n 3 --dist loadscope --no-loadscope-reorder`): xdist keeps each
 module (or class, or notebook) on one worker, so a notebook's cells run in order in one
 kernel and a module's fixtures are built once. The groups are handed out in collection
 order, which this file sorts by COSTS, the most expensive first: xdist's default reorder
@@ -71,25 +71,27 @@ SLOW_TESTS = (
 )
 
 # Approximate cost in seconds of a group (the prefix of a node id: a module, a class or a
-# notebook), from `make test`'s JUnit report on 2 cores (11.8 min wall, 5,062 tests). Only
-# the order matters: the longest groups start first.
+# notebook), from `make test`'s JUnit report (3 workers on 2 cores, 9.7 min wall, 5,076
+# tests). Only the order matters: the longest groups start first.
 COSTS = {
-    "tests/browser/test_lectures_in_jupyterlab.py": 246,
-    "tests/test_notebook_determinism.py": 243,
-    "tests/test_site.py": 156,
-    "tests/test_grading_cheats.py": 80,
-    "tests/test_reliability.py": 51,
-    "tests/test_density.py": 44,
-    "tests/test_pipeline.py": 40,
-    "tests/test_counters.py": 36,
-    "tests/test_continual.py": 34,
-    "tests/test_checker_false_failures.py::TestDpBasics": 32,
-    "tests/test_workspace.py": 31,
-    "tests/test_checker_robustness.py": 30,
-    "tests/test_checker_mutations.py": 27,
-    "tests/test_nbgrader.py": 24,
-    "tests/test_mechanisms.py": 23,
-    "tests/test_checker_false_failures.py::TestLowerBounds": 22,
+    "tests/browser/test_lectures_in_jupyterlab.py": 329,
+    "tests/test_notebook_determinism.py": 319,
+    "tests/test_site.py": 248,
+    "tests/test_grading_cheats.py": 73,
+    "tests/test_reliability.py": 70,
+    "tests/test_density.py": 47,
+    "tests/test_continual.py": 38,
+    "tests/test_checker_false_failures.py::TestDpBasics": 34,
+    "tests/test_counters.py": 33,
+    "tests/test_pipeline.py": 32,
+    "tests/test_checker_robustness.py": 32,
+    "tests/test_checker_mutations.py": 31,
+    "tests/test_workspace.py": 30,
+    "tests/test_checker_false_failures.py::TestContinualCounting": 27,
+    "tests/test_mechanisms.py": 25,
+    "tests/test_checker_false_failures.py::TestLowerBounds": 23,
+    "tests/test_checker_false_failures.py::TestDensity": 23,
+    "tests/test_nbgrader.py": 22,
 }
 
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
-from panpriv_teach.density import _arrivals
+from panpriv_teach.density import _arrivals, sample_representatives
 from panpriv_teach.mechanisms import laplace_guarantee, laplace_mechanism
 from panpriv_teach.noise import ArcNoise
 from panpriv_teach.validation import (require_array, require_epsilon, require_int, require_probability,
@@ -88,7 +88,7 @@ class ModularIncidenceEstimator(StreamAlgorithm):
         self.noise = ArcNoise(self.k, 1, self.epsilon)       # N_x: the heavy value is 0
         on, off = self.noise.point_probabilities()
         self.p_on, self.p_off = float(on), float(off)
-        self.M = np.sort(self._rng.choice(self.universe_size, self.m, replace=False)).astype(np.int64)
+        self.M = sample_representatives(self.universe_size, self.m, self._rng)
         self.c = self._start(self.m)
 
     def _start(self, size) -> np.ndarray:

@@ -11,6 +11,7 @@ import hashlib
 import numpy as np
 
 from panpriv_teach.core import StreamAlgorithm, as_rng
+from panpriv_teach.density import sample_representatives
 from panpriv_teach.mechanisms import laplace_mechanism
 from panpriv_teach.sketches import CountMinSketch
 from panpriv_teach.validation import (require_array, require_epsilon, require_in_universe,
@@ -128,7 +129,7 @@ class SampledBits(StreamAlgorithm):
         self.m = require_int("m", m, low=1, high=self.universe_size)
         self.epsilon = require_epsilon(epsilon)
         self._rng = as_rng(rng)
-        self.M = np.sort(self._rng.choice(self.universe_size, self.m, replace=False)).astype(np.int64)
+        self.M = sample_representatives(self.universe_size, self.m, self._rng)
         self.b = np.zeros(self.m, dtype=np.uint8)
 
     def update(self, x) -> None:

@@ -18,6 +18,11 @@ def _interval(low, high, low_open, high_open) -> str:
     return f"{left}{lo}, {hi}{right}"
 
 
+# The valid ranges, as text: built only when a check fails (every constructor checks).
+def _reals(low, high, low_open, high_open) -> str:
+    return f"a real number in {_interval(low, high, low_open, high_open)}"
+
+
 def _integers(low, high) -> str:
     return f"an integer in {_interval(low, high, False, False)}"
 
@@ -30,9 +35,8 @@ def _fail(name: str, value, valid: str, note: str, error=ValueError):
 def require_real(name: str, value, *, low=None, high=None, low_open=False,
                  high_open=False, note: str = "") -> float:
     """Return `value` as a float, or raise naming `name`, `value` and the interval."""
-    def fail(value, note=note, error=ValueError):   # the message is built only on failure
-        _fail(name, value, f"a real number in {_interval(low, high, low_open, high_open)}",
-              note, error)
+    def fail(value, note=note, error=ValueError):
+        _fail(name, value, _reals(low, high, low_open, high_open), note, error)
 
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         fail(value, error=TypeError)

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from panpriv_teach.classroom import scoreboard
+from panpriv_teach.classroom import main_without_iri_grammar, scoreboard
 from panpriv_teach.classroom.release import release
 from test_grading_support import sandbox_or_skip
 from panpriv_teach.__main__ import main
@@ -296,8 +296,7 @@ MODULE = "01_dp_basics"
 # `python -m pytest`, without rfc3987_syntax's IRI grammar, which jsonschema (imported by nbval's
 # nbformat) compiles when it loads: 1.5 s of CPU; no notebook schema has an IRI format (the
 # course's own commands do the same, see panpriv_teach/classroom/__init__.py).
-PYTEST = ('import sys; sys.modules.setdefault("rfc3987_syntax", None); import pytest; '
-          'sys.exit(pytest.main())')
+PYTEST = main_without_iri_grammar("pytest")
 
 
 def run(*args, cwd):

@@ -11,3 +11,10 @@ import sys
 # checks no IRI, so the commands do without it: importing it raises ImportError, which
 # jsonschema expects of an optional checker. (A process that imported it before keeps it.)
 sys.modules.setdefault("rfc3987_syntax", None)
+
+
+def main_without_iri_grammar(module: str) -> str:
+    """Source for `python -c`: run `module`'s console-script `main()`, as its command does,
+    in a process that does without that grammar too (JupyterLab's server, nbval's pytest)."""
+    return (f'import sys; sys.modules.setdefault("rfc3987_syntax", None); '
+            f"from {module} import main; sys.exit(main())")

@@ -16,6 +16,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from panpriv_teach.classroom import main_without_iri_grammar
+
 WORK_DIR = "my_work"
 WELCOME = "lectures/00_welcome.ipynb"
 
@@ -141,8 +143,7 @@ def terminal_command() -> list:
 # the server's event system) compiles when it loads: 1.5 s of CPU at every start. No schema the
 # server validates has an IRI format (see classroom/__init__.py); kernels and terminals are
 # processes of their own, which this does not touch.
-_JUPYTERLAB = ('import sys; sys.modules.setdefault("rfc3987_syntax", None); '
-               'from jupyterlab.labapp import main; sys.exit(main())')
+_JUPYTERLAB = main_without_iri_grammar("jupyterlab.labapp")
 
 
 def lab_command(course: Path, extra=()) -> list:
